@@ -1,0 +1,123 @@
+"""The asynchronous transport (aiohttp) and :class:`AsyncDruidClient`, for triggers and async code.
+
+Mirror of ``sync_client``: same operations, same exchange loop; only ``await`` differs. One
+``aiohttp.ClientSession`` per client; open it with ``async with AsyncDruidClient(...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from typing import Any
+
+import aiohttp
+
+from .config import ClusterConfig
+from .errors import DruidConnectionError, DruidError, DruidTimeoutError
+from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
+from .facade import ClientFacade
+from .http import Request, Response
+from .retry import RetryPolicy
+from .sync_client import USER_AGENT
+
+
+def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
+    if not config.verify:
+        return False
+    return ssl.create_default_context(cafile=config.ca_bundle) if config.ca_bundle else True
+
+
+class AiohttpTransport:
+    """Performs one :class:`HttpCall` with an aiohttp session (created lazily inside the running loop)."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self._session: aiohttp.ClientSession | None = None
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            cfg = self.config
+            timeout = aiohttp.ClientTimeout(sock_connect=cfg.connect_timeout, sock_read=cfg.read_timeout)
+            self._session = aiohttp.ClientSession(
+                timeout=timeout,
+                trust_env=False,
+                connector=aiohttp.TCPConnector(ssl=_ssl_context(self.config)),
+            )
+        return self._session
+
+    async def perform(self, hc: HttpCall) -> Response:
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if hc.body is not None:
+            headers["Content-Type"] = "application/json"
+        auth = aiohttp.BasicAuth(*self.config.auth) if hc.send_auth and self.config.auth else None
+        try:
+            async with self._get_session().request(
+                hc.method, hc.url, data=hc.body, headers=headers, auth=auth, allow_redirects=False
+            ) as resp:
+                body = await resp.read()
+                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method)
+        except asyncio.TimeoutError:
+            raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
+        except aiohttp.ClientError as exc:
+            reason = type(exc).__name__
+            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
+
+    async def close(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+
+
+async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
+    reply: Response | DruidError | None = None
+    try:
+        while True:
+            action = ex.send(reply)
+            if isinstance(action, Sleep):
+                await asyncio.sleep(action.seconds)
+                reply = None
+            else:
+                try:
+                    reply = await transport.perform(action)
+                except DruidError as exc:
+                    reply = exc
+    except StopIteration as stop:
+        return stop.value
+
+
+async def drive(op: Operation[Any], transport: AiohttpTransport, config: ClusterConfig, policy: RetryPolicy) -> Any:
+    """Run an operation to its value, throwing request errors back into it."""
+    reply: Any = None
+    error: DruidError | None = None
+    try:
+        while True:
+            action = op.throw(error) if error is not None else op.send(reply)
+            error, reply = None, None
+            if isinstance(action, Sleep):
+                await asyncio.sleep(action.seconds)
+            elif isinstance(action, Request):
+                try:
+                    reply = await drive_exchange(exchange(action, config, policy), transport)
+                except DruidError as exc:
+                    error = exc
+    except StopIteration as stop:
+        return stop.value
+
+
+class AsyncDruidClient(ClientFacade):
+    """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable."""
+
+    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None) -> None:
+        super().__init__(config, retry)
+        self.transport = AiohttpTransport(config)
+
+    def _run(self, op: Operation[Any]) -> Any:
+        return drive(op, self.transport, self.config, self.retry)
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+    async def __aenter__(self) -> AsyncDruidClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,273 @@
+"""Pure builders and parsers, one pair per Druid endpoint this package touches.
+
+A builder returns a :class:`~.http.Request`; a parser takes the :class:`~.http.Response` the transport
+got for it and returns a model or raises from the error taxonomy. Section numbers (A.x) refer to
+``shared/notes/druid-rest-api.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import DruidProtocolError, UnknownTaskError
+from .http import Request, Response, raise_for_status, seg
+from .models import ClusterCapacity, Segment, TaskStatus, WorkerInfo
+
+INDEXER = "/druid/indexer/v1"
+COORD = "/druid/coordinator/v1"
+
+
+def _location(loc: Any) -> str | None:
+    if isinstance(loc, dict) and loc.get("host"):
+        port = loc.get("tlsPort") if (loc.get("tlsPort") or -1) > 0 else loc.get("port")
+        return f"{loc['host']}:{port}"
+    return None
+
+
+def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
+    """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (A.2, A.3)."""
+    state = data.get("statusCode") or data.get("status")
+    if not isinstance(state, str):
+        raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
+    duration = data.get("duration")
+    return TaskStatus(
+        task_id=str(data.get("id") or task_id),
+        state=state,
+        runner_state=data.get("runnerStatusCode"),
+        created_time=data.get("createdTime"),
+        duration_ms=int(duration) if isinstance(duration, int | float) and duration >= 0 else None,
+        error_msg=data.get("errorMsg"),
+        datasource=data.get("dataSource"),
+        task_type=data.get("type"),
+        location=_location(data.get("location")),
+    )
+
+
+# ---- Overlord -----------------------------------------------------------------------------------
+
+
+def submit(spec: dict[str, Any]) -> Request:
+    """A.1. The spec carries its own pinned ``id``."""
+    return Request("POST", "overlord", f"{INDEXER}/task", json_body=spec)
+
+
+def parse_submit(resp: Response, req: Request) -> str:
+    raise_for_status(resp, req)
+    data = resp.json()
+    if not isinstance(data, dict) or not data.get("task"):
+        raise DruidProtocolError(f"submit answered without a task id: {resp.text[:200]!r}", url=resp.url)
+    return str(data["task"])
+
+
+def status(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}/status", task_id=task_id)
+
+
+def parse_status(resp: Response, req: Request) -> TaskStatus:
+    assert req.task_id is not None
+    if resp.status == 404 and resp.text.lstrip().startswith("{"):
+        # A.2: the method's own 404 {"task": id, "status": null}, seen in a race with the filter.
+        raise UnknownTaskError(req.task_id, status=404, method=resp.method, url=resp.url)
+    raise_for_status(resp, req)
+    data = resp.json()
+    inner = data.get("status") if isinstance(data, dict) else None
+    if not isinstance(inner, dict):
+        raise UnknownTaskError(req.task_id, status=resp.status, method=resp.method, url=resp.url)
+    return _status_from(req.task_id, inner)
+
+
+def bulk_status(task_ids: list[str]) -> Request:
+    """A.3. Needs STATE WRITE; callers fall back to per-task GETs when refused."""
+    return Request("POST", "overlord", f"{INDEXER}/taskStatus", json_body=list(task_ids))
+
+
+def parse_bulk_status(resp: Response, req: Request) -> dict[str, TaskStatus]:
+    """Unknown ids are omitted by Druid; they are omitted here too."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    if not isinstance(data, dict):
+        raise DruidProtocolError(f"bulk status is not an object: {resp.text[:200]!r}", url=resp.url)
+    return {tid: _status_from(tid, body) for tid, body in data.items() if isinstance(body, dict)}
+
+
+def reports(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}/reports", task_id=task_id)
+
+
+def parse_reports(resp: Response, req: Request) -> dict[str, Any] | None:
+    """A.4: 404 "No task reports were found" (not yet written) is ``None``, not an error."""
+    if resp.status == 404 and "No task reports" in resp.text:
+        return None
+    raise_for_status(resp, req)
+    data = resp.json()
+    return data if isinstance(data, dict) else None
+
+
+def shutdown(task_id: str) -> Request:
+    return Request("POST", "overlord", f"{INDEXER}/task/{seg(task_id)}/shutdown", task_id=task_id)
+
+
+def parse_shutdown(resp: Response, req: Request) -> None:
+    """A.5: 200 for any known id, running or not."""
+    raise_for_status(resp, req)
+
+
+def task_payload(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}", task_id=task_id)
+
+
+def parse_task_payload(resp: Response, req: Request) -> dict[str, Any]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    payload = data.get("payload") if isinstance(data, dict) else None
+    return payload if isinstance(payload, dict) else {}
+
+
+def workers() -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/workers")
+
+
+def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
+    """A.6: ImmutableWorkerInfo[]; each worker's ``capacity`` is its task slots."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    found = []
+    for item in data if isinstance(data, list) else []:
+        worker = item.get("worker") or {}
+        found.append(
+            WorkerInfo(
+                host=str(worker.get("host", "?")),
+                capacity=int(worker.get("capacity", 0) or 0),
+                used=int(item.get("currCapacityUsed", 0) or 0),
+                category=worker.get("category"),
+                version=worker.get("version"),
+            )
+        )
+    return ClusterCapacity(
+        workers=tuple(found),
+        total_slots=sum(w.capacity for w in found),
+        used_slots=sum(w.used for w in found),
+    )
+
+
+def tasks(state: str = "complete", datasource: str | None = None, limit: int | None = None) -> Request:
+    params: list[tuple[str, str]] = [("state", state)]
+    if datasource:
+        params.append(("datasource", datasource))
+    if limit:
+        params.append(("max", str(limit)))
+    return Request("GET", "overlord", f"{INDEXER}/tasks", params=tuple(params))
+
+
+def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    return [_status_from(str(t.get("id")), t) for t in data if isinstance(t, dict)] if isinstance(
+        data, list
+    ) else []
+
+
+def is_leader() -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/isLeader")
+
+
+def parse_is_leader(resp: Response, req: Request) -> bool:
+    """A.1: 200 {"leader": true} or 404 {"leader": false}."""
+    if resp.status == 404 and b"leader" in resp.body:
+        return False
+    raise_for_status(resp, req)
+    data = resp.json()
+    return bool(isinstance(data, dict) and data.get("leader"))
+
+
+def health(service: str = "overlord") -> Request:
+    return Request("GET", service, "/status/health")  # type: ignore[arg-type]
+
+
+def parse_health(resp: Response, req: Request) -> bool:
+    raise_for_status(resp, req)
+    return resp.text.strip() == "true"
+
+
+# ---- Coordinator (A.7) --------------------------------------------------------------------------
+
+
+def used_segments(datasource: str, intervals: list[str]) -> Request:
+    """Used segments overlapping ``intervals``, overshadowed included, read from the metadata store."""
+    return Request(
+        "POST",
+        "coordinator",
+        f"{COORD}/metadata/datasources/{seg(datasource)}/segments",
+        params=(("full", "true"),),
+        json_body=list(intervals),
+    )
+
+
+def parse_used_segments(resp: Response, req: Request) -> list[Segment]:
+    if resp.status in (204, 404):
+        return []
+    raise_for_status(resp, req)
+    data = resp.json()
+    return [Segment.from_druid(s) for s in data if isinstance(s, dict)] if isinstance(data, list) else []
+
+
+def served_segments(datasource: str, interval: str) -> Request:
+    """Segments in the server inventory inside ``interval`` (DataSourcesResource.getServedSegmentsInInterval)."""
+    return Request(
+        "GET",
+        "coordinator",
+        f"{COORD}/datasources/{seg(datasource)}/intervals/{seg(interval.replace('/', '_'))}",
+        params=(("full", "true"),),
+    )
+
+
+def parse_served_segments(resp: Response, req: Request) -> set[str]:
+    """``{interval: {segmentId: {metadata, servers}}}``; 204 (unknown datasource) means nothing served."""
+    if resp.status == 204 or not resp.body.strip():
+        return set()
+    raise_for_status(resp, req)
+    data = resp.json()
+    served: set[str] = set()
+    if isinstance(data, dict):
+        for per_interval in data.values():
+            if isinstance(per_interval, dict):
+                served.update(
+                    sid for sid, info in per_interval.items() if not isinstance(info, dict) or info.get(
+                        "servers", [True]
+                    )
+                )
+    return served
+
+
+def handoff_complete(datasource: str, segment: Segment) -> Request:
+    return Request(
+        "GET",
+        "coordinator",
+        f"{COORD}/datasources/{seg(datasource)}/handoffComplete",
+        params=(
+            ("interval", segment.interval),
+            ("partitionNumber", str(segment.partition_num)),
+            ("version", segment.version),
+        ),
+    )
+
+
+def parse_handoff_complete(resp: Response, req: Request) -> bool:
+    raise_for_status(resp, req)
+    return resp.text.strip() == "true"
+
+
+# ---- Broker -------------------------------------------------------------------------------------
+
+
+def sql(query: str, parameters: list[dict[str, Any]] | None = None) -> Request:
+    body: dict[str, Any] = {"query": query, "resultFormat": "object"}
+    if parameters:
+        body["parameters"] = parameters
+    return Request("POST", "broker", "/druid/v2/sql", json_body=body)
+
+
+def parse_sql(resp: Response, req: Request) -> list[dict[str, Any]]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    return data if isinstance(data, list) else []

@@ -1,0 +1,188 @@
+"""One error taxonomy for every face (sync client, async client, Airflow, Dagster, CLI).
+
+Transient errors are retried by the shared retry policy; fatal errors are raised on the first response.
+Messages carry the request context (method, service, path) and Druid's own message, never credentials:
+URLs in messages are built from the configured base URL with any user-info stripped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DruidError(Exception):
+    """Base of everything this package raises about Druid."""
+
+    #: whether the shared retry policy may retry the call that raised it
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        body: str | None = None,
+    ) -> None:
+        self.message = message
+        self.status = status
+        self.method = method
+        self.url = url
+        self.body = body
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f" [{self.method} {self.url}]" if self.method and self.url else ""
+        code = f" HTTP {self.status}" if self.status is not None else ""
+        return f"{self.message}{code}{where}"
+
+
+# ---- transient: retried with capped exponential backoff under a deadline -------------------------
+
+
+class DruidTransientError(DruidError):
+    """Worth retrying: the cluster or the network may recover."""
+
+    retryable = True
+
+
+class DruidServerError(DruidTransientError):
+    """HTTP 5xx (including HTML error pages from proxies and load balancers)."""
+
+
+class DruidThrottledError(DruidTransientError):
+    """HTTP 429: the Overlord's task queue is full (``druid.indexer.queue.maxSize``)."""
+
+
+class DruidLeaderUnavailableError(DruidTransientError):
+    """HTTP 503: no Overlord/Coordinator leader yet, or the leader's queue is not ready."""
+
+
+class DruidConnectionError(DruidTransientError):
+    """Connection refused or reset before a response arrived."""
+
+
+class DruidTimeoutError(DruidTransientError):
+    """Connect or read timeout."""
+
+
+# ---- fatal: raised at once, no retries burned ---------------------------------------------------
+
+
+class DruidFatalError(DruidError):
+    """Retrying cannot help: the request itself is wrong or not allowed."""
+
+
+class DruidValidationError(DruidFatalError):
+    """HTTP 400 (other than a duplicate task id): Druid rejected the spec or the request."""
+
+
+class DruidAuthError(DruidFatalError):
+    """HTTP 401 (bad or missing credentials) or 403 (authenticated but not permitted)."""
+
+
+class DruidNotFoundError(DruidFatalError):
+    """HTTP 404 on an endpoint that should exist (wrong base URL, Router without management proxy)."""
+
+
+class DruidUnsupportedMediaTypeError(DruidFatalError):
+    """HTTP 415: the request was not sent as application/json."""
+
+
+class DruidRedirectError(DruidFatalError):
+    """A leader redirect pointed at a host this client will not send credentials to, or looped."""
+
+
+class DruidProtocolError(DruidFatalError):
+    """Druid answered 2xx with a body this client cannot interpret."""
+
+
+class DuplicateTaskIdError(DruidFatalError):
+    """POST /task answered 400 ``Task[<id>] already exists``: the id is taken, whatever its state.
+
+    Never success by itself: the caller must read that task's status to know what happened.
+    """
+
+    def __init__(self, task_id: str, **kwargs: Any) -> None:
+        self.task_id = task_id
+        super().__init__(f"Druid task id {task_id!r} already exists", **kwargs)
+
+
+class UnknownTaskError(DruidFatalError):
+    """A task endpoint answered 404 ``Cannot find any task with id``."""
+
+    def __init__(self, task_id: str, **kwargs: Any) -> None:
+        self.task_id = task_id
+        super().__init__(f"Druid has no task with id {task_id!r}", **kwargs)
+
+
+class DruidRetriesExhaustedError(DruidError):
+    """Transient failures outlasted the retry policy (attempts or deadline). Wraps the last error."""
+
+    def __init__(self, last: DruidError, attempts: int, elapsed_s: float) -> None:
+        self.last = last
+        self.attempts = attempts
+        self.elapsed_s = elapsed_s
+        super().__init__(
+            f"gave up after {attempts} attempt(s) in {elapsed_s:.1f}s; last error: {last}",
+            status=last.status,
+            method=last.method,
+            url=last.url,
+        )
+
+
+# ---- outcomes that are errors to an orchestrator --------------------------------------------------
+
+
+class DruidTaskFailedError(DruidError):
+    """The Druid task ended FAILED. ``summary`` is the report summary text when one was available."""
+
+    def __init__(self, task_id: str, error_msg: str | None, summary: str | None = None) -> None:
+        self.task_id = task_id
+        self.error_msg = error_msg
+        self.summary = summary
+        text = f"Druid task {task_id} FAILED: {error_msg or 'no errorMsg'}"
+        if summary:
+            text += "\n" + summary
+        super().__init__(text)
+
+
+class HandoffNeverError(DruidError):
+    """The task's segments will never load (load rules give them zero replicas, or drop them)."""
+
+
+class DruidWaitTimeoutError(DruidError):
+    """A wait (task to terminal, or handoff) exceeded its deadline."""
+
+
+class SpecValidationError(ValueError):
+    """A spec failed pre-flight validation. ``problems`` lists every problem found, each naming its path."""
+
+    def __init__(self, problems: list[SpecProblem]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid Druid ingestion spec ({len(problems)} problem(s)):\n{lines}")
+
+
+class SpecProblem:
+    """One pre-flight problem: where (JSON path), what is wrong, what would be valid."""
+
+    __slots__ = ("message", "path", "valid", "value")
+
+    def __init__(self, path: str, message: str, *, value: Any = None, valid: str | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.value = value
+        self.valid = valid
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}"
+        if self.value is not None:
+            text += f" (got {self.value!r})"
+        if self.valid:
+            text += f"; valid: {self.valid}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"SpecProblem({self!s})"

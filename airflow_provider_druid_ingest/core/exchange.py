@@ -1,0 +1,105 @@
+"""The single retry-and-redirect loop, written once as a generator both transports drive.
+
+An *exchange* turns one logical :class:`Request` into a final :class:`Response`. It yields
+:class:`HttpCall` (do this HTTP call, send me the Response or the transport's DruidError) and
+:class:`Sleep` (wait, send me None) and returns the response the operation should interpret.
+Operations are generators too: they yield :class:`Request` and :class:`Sleep` and return a value.
+The sync driver runs all of this with ``requests`` + ``time.sleep``; the async one with ``aiohttp`` +
+``asyncio.sleep`` (see ``drivers.py``). Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .config import ClusterConfig, netloc_of
+from .errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError
+from .http import MAX_REDIRECTS, Request, Response, classify, redirect_request_url, transient_error
+from .retry import RetryPolicy
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class HttpCall:
+    """One wire call. ``send_auth`` is decided here, once, so neither transport can leak credentials."""
+
+    method: str
+    url: str
+    body: bytes | None
+    send_auth: bool
+
+
+@dataclass(frozen=True)
+class Sleep:
+    seconds: float
+
+
+#: An operation: yields Requests (answered with Responses) and Sleeps (answered with None).
+Operation = Generator["Request | Sleep", "Response | None", T]
+Exchange = Generator["HttpCall | Sleep", "Response | DruidError | None", Response]
+
+
+def exchange(
+    req: Request,
+    config: ClusterConfig,
+    policy: RetryPolicy,
+    clock: Callable[[], float] = time.monotonic,
+) -> Exchange:
+    """Send ``req``; follow leader redirects; retry transient failures per ``policy``."""
+    start = clock()
+    url = req.url(config)
+    body = req.body_bytes()
+    trusted = config.trusted_netlocs()
+    has_creds = config.auth is not None
+    attempts = 0
+    redirects = 0
+    while True:
+        attempts += 1
+        send_auth = has_creds and netloc_of(url) in trusted
+        outcome = yield HttpCall(req.method, url, body, send_auth)
+        if isinstance(outcome, Response):
+            verdict = classify(outcome)
+            if verdict == "ok":
+                return outcome
+            if verdict == "redirect":
+                redirects += 1
+                if redirects > MAX_REDIRECTS:
+                    raise DruidRedirectError(
+                        f"more than {MAX_REDIRECTS} redirects", status=outcome.status, method=req.method, url=url
+                    )
+                url = redirect_request_url(outcome, config, has_creds)
+                attempts -= 1  # following the leader is not a retry
+                continue
+            error: DruidError = transient_error(outcome)
+        elif isinstance(outcome, DruidError):
+            error = outcome
+        else:  # pragma: no cover - a driver bug
+            raise TypeError(f"exchange expected a Response or DruidError, got {outcome!r}")
+        elapsed = clock() - start
+        delay = policy.next_delay(error, attempts, elapsed)
+        if delay is None:
+            if not error.retryable or (attempts == 1 and policy.max_attempts == 1):
+                raise error
+            raise DruidRetriesExhaustedError(error, attempts, elapsed) from error
+        yield Sleep(delay)
+
+
+def call(req: Request, parse: Callable[[Response, Request], T]) -> Operation[T]:
+    """The one-request operation: send ``req``, interpret with ``parse``."""
+    resp = yield req
+    assert isinstance(resp, Response)
+    return parse(resp, req)
+
+
+def exhaust(op: Operation[T], answer: Callable[[Request | Sleep], Any]) -> T:
+    """Run an operation against a plain callable (handy for pure tests of operations)."""
+    try:
+        item = next(op)
+        while True:
+            item = op.send(answer(item))
+    except StopIteration as stop:
+        return stop.value

@@ -1,0 +1,101 @@
+"""Deterministic, Druid-valid task ids: the same work always gets the same id, on any machine.
+
+``base_task_id`` hashes the canonical JSON of the rendered spec (its own ``id`` removed) together with
+the datasource, the intervals and an optional user key. Attempt 0 uses the base id; after a FAILED
+attempt the next one is ``<base>_r<n>``. To force re-ingestion of an interval whose spec did not change
+(upstream data was corrected), pass a new ``key`` (e.g. ``"fix-2026-11-29"``): it changes the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+MAX_ID_LENGTH = 200
+_SAFE = re.compile(r"[^A-Za-z0-9._:-]+")
+_ATTEMPT = re.compile(r"^(?P<base>.+)_r(?P<n>[0-9]+)$")
+HASH_CHARS = 16
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, whitespace-free JSON: equal specs give equal bytes regardless of dict order."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def spec_fingerprint(spec: dict[str, Any], key: str | None = None) -> str:
+    """SHA-256 of the spec content (without its ``id``) and the user key."""
+    body = {k: v for k, v in spec.items() if k != "id"}
+    digest = hashlib.sha256(canonical_json(body).encode())
+    if key:
+        digest.update(b"\x00key\x00" + key.encode())
+    return digest.hexdigest()
+
+
+def _compact_interval(interval: str) -> str:
+    """``2026-11-01T00:00:00Z/2026-11-02T00:00:00.000Z`` -> ``20261101-20261102`` (times kept if not midnight)."""
+    parts = []
+    for end in interval.split("/")[:2]:
+        text = re.sub(r"[-:]", "", end).replace(".000", "").rstrip("Z")
+        text = re.sub(r"T0*$", "", re.sub(r"T(000000|0000|00)$", "", text))
+        parts.append(_SAFE.sub("", text))
+    return "-".join(parts)
+
+
+def sanitize(text: str) -> str:
+    """Keep ``[A-Za-z0-9._:-]``; everything else becomes ``_`` (no ``/``, whitespace or control chars)."""
+    return _SAFE.sub("_", text).strip("_") or "x"
+
+
+def base_task_id(
+    spec: dict[str, Any],
+    datasource: str,
+    intervals: list[str],
+    key: str | None = None,
+    prefix: str = "ingest",
+) -> str:
+    """``<prefix>_<datasource>_<interval span>_<hash16>``, at most 190 chars (room for ``_r<n>``)."""
+    fingerprint = spec_fingerprint(spec, key)[:HASH_CHARS]
+    span = ""
+    if intervals:
+        first, last = _compact_interval(intervals[0]), _compact_interval(intervals[-1])
+        span = first if len(intervals) == 1 else f"{first.split('-')[0]}-{last.split('-')[-1]}"
+    head = sanitize(prefix)
+    ds = sanitize(datasource)
+    budget = MAX_ID_LENGTH - 10 - len(head) - len(span) - len(fingerprint) - 3
+    ds = ds[: max(8, budget)]
+    parts = [head, ds, span, fingerprint] if span else [head, ds, fingerprint]
+    task_id = "_".join(parts)
+    return task_id.lstrip(".")[: MAX_ID_LENGTH - 10]
+
+
+def attempt_id(base: str, attempt: int) -> str:
+    return base if attempt == 0 else f"{base}_r{attempt}"
+
+
+def split_attempt(task_id: str) -> tuple[str, int]:
+    """Inverse of :func:`attempt_id`."""
+    match = _ATTEMPT.match(task_id)
+    if match:
+        return match.group("base"), int(match.group("n"))
+    return task_id, 0
+
+
+def invalid_task_id_reason(task_id: str) -> str | None:
+    """Druid's ``IdUtils.validateId`` rules (A.1) plus our length cap; None when valid."""
+    if not task_id:
+        return "must not be empty"
+    if task_id.startswith("."):
+        return "must not start with '.'"
+    if "/" in task_id:
+        return "must not contain '/'"
+    if len(task_id) > MAX_ID_LENGTH:
+        return f"must be at most {MAX_ID_LENGTH} characters (Druid stores ids in VARCHAR(255) and file names)"
+    for pos, char in enumerate(task_id):
+        code = ord(char)
+        if char.isspace() and char != " ":
+            return f"contains whitespace {char!r} at position {pos}; only a plain space is allowed"
+        if 0 < code < 32 or 127 < code < 160 or 0xD800 <= code <= 0xF8FF or 0xFFF0 <= code <= 0xFFFF:
+            return f"contains illegal character U+{code:04X} at position {pos}"
+    return None

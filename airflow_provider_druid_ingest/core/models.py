@@ -1,0 +1,159 @@
+"""Plain value objects the core returns. Primitives only inside, so every face can serialize them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (A.2).
+RUNNING = "RUNNING"
+SUCCESS = "SUCCESS"
+FAILED = "FAILED"
+TERMINAL_STATES = frozenset({SUCCESS, FAILED})
+
+
+@dataclass(frozen=True)
+class TaskStatus:
+    """One task's state. ``state`` comes from ``statusCode`` (or ``status`` in bulk answers).
+
+    ``runner_state`` is informational only: Druid reports ``WAITING`` for finished tasks (A.2 quirk).
+    """
+
+    task_id: str
+    state: str
+    runner_state: str | None = None
+    created_time: str | None = None
+    duration_ms: int | None = None
+    error_msg: str | None = None
+    datasource: str | None = None
+    task_type: str | None = None
+    location: str | None = None
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in TERMINAL_STATES
+
+    @property
+    def phase(self) -> str:
+        """A human phase: WAITING/PENDING/RUNNING while active, else the terminal state."""
+        if self.state == RUNNING and self.runner_state in ("WAITING", "PENDING", "RUNNING"):
+            return self.runner_state
+        return self.state
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``."""
+
+    task_id: str
+    action: str
+    attempt: int
+    state: str
+    base_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    host: str
+    capacity: int
+    used: int
+    category: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterCapacity:
+    """Task slots across workers, from ``/workers`` (and ``/totalWorkerCapacity`` when permitted)."""
+
+    workers: tuple[WorkerInfo, ...]
+    total_slots: int
+    used_slots: int
+
+    @property
+    def free_slots(self) -> int:
+        return max(0, self.total_slots - self.used_slots)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The parts of a DataSegment the handoff gate needs."""
+
+    segment_id: str
+    interval: str
+    version: str
+    partition_num: int
+    is_tombstone: bool = False
+    size: int = 0
+
+    @classmethod
+    def from_druid(cls, data: dict[str, Any]) -> Segment:
+        shard = data.get("shardSpec") or {}
+        load = data.get("loadSpec") or {}
+        tomb = shard.get("type") == "tombstone" or load.get("type") == "tombstone"
+        return cls(
+            segment_id=str(data.get("identifier") or data.get("id") or ""),
+            interval=str(data["interval"]),
+            version=str(data["version"]),
+            partition_num=int(shard.get("partitionNum", 0) or 0),
+            is_tombstone=tomb,
+            size=int(data.get("size") or 0),
+        )
+
+
+@dataclass(frozen=True)
+class HandoffTarget:
+    """What "this task's data is queryable" means, fixed once after the task succeeded.
+
+    ``min_version`` is the task's ``createdTime``: a non-append task's lock version is taken at lock
+    time, so its segments have a version >= it and newer than anything they replace (A.7 b).
+    """
+
+    task_id: str
+    datasource: str
+    intervals: tuple[str, ...]
+    min_version: str
+    append: bool = False
+    segments_published: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["intervals"] = list(self.intervals)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandoffTarget:
+        return cls(**{**data, "intervals": tuple(data["intervals"])})
+
+
+@dataclass(frozen=True)
+class HandoffResult:
+    """One evaluation of the gate.
+
+    ``state``: ``loaded`` (all of this task's segments are served), ``pending``, ``never`` (load rules give
+    some of them zero replicas), ``nothing`` (the task published no segments), ``superseded`` (a newer
+    ingestion replaced them; its data is what queries see).
+    """
+
+    state: str
+    expected: int = 0
+    served: int = 0
+    missing: tuple[str, ...] = field(default_factory=tuple)
+    never: tuple[str, ...] = field(default_factory=tuple)
+    version: str | None = None
+    detail: str = ""
+
+    @property
+    def done(self) -> bool:
+        return self.state in ("loaded", "nothing", "superseded")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["missing"] = list(self.missing)[:20]
+        data["never"] = list(self.never)[:20]
+        return data

@@ -1,0 +1,117 @@
+"""The synchronous transport (requests) and :class:`DruidClient`.
+
+Only I/O lives here: the retry/redirect loop is :func:`~.exchange.exchange`, the calls are the shared
+operations. Redirects are never followed by requests itself (it would drop or leak the Authorization
+header across hosts); the exchange decides and the transport just sends.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import requests
+
+from .config import ClusterConfig
+from .errors import DruidConnectionError, DruidError, DruidTimeoutError
+from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
+from .facade import ClientFacade
+from .http import Request, Response
+from .retry import RetryPolicy
+
+USER_AGENT = "airflow-provider-druid-ingest"
+
+
+class RequestsTransport:
+    """Performs one :class:`HttpCall` with a pooled ``requests.Session``."""
+
+    def __init__(self, config: ClusterConfig, session: requests.Session | None = None) -> None:
+        self.config = config
+        self.session = session or requests.Session()
+        self.session.trust_env = False  # no ~/.netrc credentials or proxy env sneaking in
+
+    def perform(self, hc: HttpCall) -> Response:
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if hc.body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            resp = self.session.request(
+                hc.method,
+                hc.url,
+                data=hc.body,
+                headers=headers,
+                auth=self.config.auth if hc.send_auth else None,
+                verify=self.config.tls_verify,
+                timeout=(self.config.connect_timeout, self.config.read_timeout),
+                allow_redirects=False,
+            )
+        except requests.Timeout as exc:
+            raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
+        except requests.ConnectionError as exc:
+            reason = type(exc).__name__
+            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
+        return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def drive_exchange(ex: Exchange, transport: RequestsTransport) -> Response:
+    reply: Response | DruidError | None = None
+    try:
+        while True:
+            action = ex.send(reply)
+            if isinstance(action, Sleep):
+                time.sleep(action.seconds)
+                reply = None
+            else:
+                try:
+                    reply = transport.perform(action)
+                except DruidError as exc:
+                    reply = exc
+    except StopIteration as stop:
+        return stop.value
+
+
+def drive(op: Operation[Any], transport: RequestsTransport, config: ClusterConfig, policy: RetryPolicy) -> Any:
+    """Run an operation to its value, throwing request errors back into it."""
+    reply: Any = None
+    error: DruidError | None = None
+    try:
+        while True:
+            action = op.throw(error) if error is not None else op.send(reply)
+            error, reply = None, None
+            if isinstance(action, Sleep):
+                time.sleep(action.seconds)
+            elif isinstance(action, Request):
+                try:
+                    reply = drive_exchange(exchange(action, config, policy), transport)
+                except DruidError as exc:
+                    error = exc
+    except StopIteration as stop:
+        return stop.value
+
+
+class DruidClient(ClientFacade):
+    """Synchronous Druid client. Use as a context manager, or call :meth:`close`."""
+
+    def __init__(
+        self,
+        config: ClusterConfig,
+        retry: RetryPolicy | None = None,
+        session: requests.Session | None = None,
+    ) -> None:
+        super().__init__(config, retry)
+        self.transport = RequestsTransport(config, session)
+
+    def _run(self, op: Operation[Any]) -> Any:
+        return drive(op, self.transport, self.config, self.retry)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> DruidClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
