@@ -16,6 +16,7 @@ from .exchange import Operation, call
 from .ids import base_task_id
 from .models import HandoffTarget
 from .retry import PollSchedule, RetryPolicy
+from .spec import spec_facts, validate_spec
 
 
 class ClientFacade:
@@ -82,14 +83,22 @@ class ClientFacade:
         self,
         spec: dict[str, Any],
         *,
-        datasource: str,
-        intervals: list[str],
+        datasource: str | None = None,
+        intervals: list[str] | None = None,
         idempotency_key: str | None = None,
         id_prefix: str = "ingest",
         max_attempts: int = 20,
     ) -> Any:
-        """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt."""
-        base = base_task_id(spec, datasource, intervals, idempotency_key, id_prefix)
+        """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
+
+        The spec is validated first: a malformed spec raises SpecValidationError before any HTTP call.
+        ``datasource``/``intervals`` default to the spec's own (they only shape the readable id).
+        """
+        validate_spec(spec)
+        facts = spec_facts(spec)
+        base = base_task_id(
+            spec, datasource or facts.datasource or "", intervals or facts.intervals, idempotency_key, id_prefix
+        )
         return self._run(ops.ensure_submitted(spec, base, max_attempts))
 
     def wait_for_task(

@@ -1,0 +1,241 @@
+"""Summaries of ``GET /druid/indexer/v1/task/{id}/reports`` for task logs, trigger events and XCom.
+
+The report is the only place Druid says *why* a task failed and how many rows it dropped, but its shape varies
+(parallel vs sequential ``rowStats``, live reports with moving averages, several ``unparseableEvents`` forms
+across versions). Parsing is deliberately lenient: an odd shape degrades to missing fields, never an exception,
+because a summary must not mask the failure it is describing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+COUNTERS: tuple[str, ...] = ("processed", "processedBytes", "processedWithError", "thrownAway", "unparseable")
+BUILD_SEGMENTS = "buildSegments"
+_SAMPLE_INPUT_CHARS = 300
+
+
+@dataclass
+class ReportSummary:
+    """The useful part of an ``ingestionStatsAndErrors`` report; every field may be missing."""
+
+    task_id: str | None = None
+    ingestion_state: str | None = None
+    #: phase (buildSegments, determinePartitions, ...) -> the five row counters, as ints
+    row_stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: live reports only: phase -> window ("1m", "5m", "15m") -> counter -> rows per second
+    moving_averages: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    error_msg: str | None = None
+    unparseable_samples: list[str] = field(default_factory=list)
+    unparseable_total: int = 0
+    segment_availability_confirmed: bool | None = None
+    segment_availability_wait_ms: int | None = None
+    segments_published: int | None = None
+    segments_read: int | None = None
+    records_processed: int | None = None
+
+    def totals(self) -> dict[str, int]:
+        """The buildSegments counters (what ended up in segments), else the sum over phases."""
+        if BUILD_SEGMENTS in self.row_stats:
+            return dict(self.row_stats[BUILD_SEGMENTS])
+        summed = dict.fromkeys(COUNTERS, 0)
+        for counters in self.row_stats.values():
+            for name in COUNTERS:
+                summed[name] += counters.get(name, 0)
+        return summed
+
+    def format(self) -> str:
+        """Multi-line text for a task log: state, row counts, segments, the full errorMsg, samples."""
+        lines = [f"Druid task {self.task_id or '?'} report: state={self.ingestion_state or 'unknown'}"]
+        if self.row_stats:
+            t = self.totals()
+            lines.append(
+                f"  rows: processed={t['processed']:,} ({t['processedBytes']:,} bytes), "
+                f"with errors={t['processedWithError']:,}, unparseable={t['unparseable']:,}, "
+                f"thrown away={t['thrownAway']:,}"
+            )
+            for phase, counters in self.row_stats.items():
+                if phase != BUILD_SEGMENTS and len(self.row_stats) > 1:
+                    lines.append(f"    {phase}: " + ", ".join(f"{k}={v:,}" for k, v in counters.items()))
+        else:
+            lines.append("  rows: no row stats in report")
+        segments = f"  segments: published={_or_na(self.segments_published)}"
+        if self.segments_read is not None:
+            segments += f", read={self.segments_read:,}"
+        lines.append(segments)
+        if self.segment_availability_confirmed is not None:
+            lines.append(
+                f"  availability confirmed: {'yes' if self.segment_availability_confirmed else 'no'}"
+                f" (waited {_or_na(self.segment_availability_wait_ms)} ms)"
+            )
+        if self.records_processed is not None:
+            lines.append(f"  records processed: {self.records_processed:,}")
+        if self.error_msg:
+            lines.append("  errorMsg: " + self.error_msg)
+        if self.unparseable_samples:
+            shown = len(self.unparseable_samples)
+            lines.append(f"  unparseable events (first {shown} of {self.unparseable_total}):")
+            lines.extend(f"    - {sample}" for sample in self.unparseable_samples)
+        return "\n".join(lines)
+
+    def progress_line(self) -> str:
+        """One line for periodic progress logging while the task runs."""
+        t = self.totals() if self.row_stats else None
+        text = f"{self.task_id or '?'} {self.ingestion_state or 'unknown'}"
+        if t is None:
+            return text + ": no row stats yet"
+        text += (
+            f": processed={t['processed']:,} errors={t['processedWithError']:,} "
+            f"unparseable={t['unparseable']:,} thrownAway={t['thrownAway']:,}"
+        )
+        rate = self.moving_averages.get(BUILD_SEGMENTS, {}).get("1m", {}).get("processed")
+        if rate is not None:
+            text += f" (~{rate:,.1f} rows/s over 1m)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only JSON primitives: safe for Airflow trigger events and XCom."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReportSummary:
+        """Rebuild from :meth:`to_dict` output (e.g. a trigger event payload); unknown keys are ignored."""
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _or_na(value: int | None) -> str:
+    return "n/a" if value is None else f"{value:,}"
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
+
+
+def _as_float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _counters(raw: Any) -> dict[str, int] | None:
+    """The five counters from one phase dict (missing ones are 0), or None if it has none of them."""
+    if not isinstance(raw, dict) or not any(name in raw for name in COUNTERS):
+        return None
+    return {name: _as_int(raw.get(name)) or 0 for name in COUNTERS}
+
+
+def _phases(raw: Any) -> dict[str, dict[str, int]]:
+    """phase -> counters; a dict that holds counters directly is treated as buildSegments."""
+    if not isinstance(raw, dict):
+        return {}
+    direct = _counters(raw)
+    if direct is not None:
+        return {BUILD_SEGMENTS: direct}
+    phases = {}
+    for phase, value in raw.items():
+        counters = _counters(value)
+        if counters is not None:
+            phases[str(phase)] = counters
+    return phases
+
+
+def _row_stats(raw: Any) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, dict[str, float]]]]:
+    """Normalize parallel ``{totals: {phase: ..}}``, sequential ``{phase: ..}`` and live reports."""
+    if not isinstance(raw, dict):
+        return {}, {}
+    stats = _phases(raw["totals"]) if "totals" in raw else _phases(raw)
+    averages: dict[str, dict[str, dict[str, float]]] = {}
+    moving = raw.get("movingAverages")
+    if isinstance(moving, dict):
+        for phase, windows in moving.items():
+            if not isinstance(windows, dict):
+                continue
+            for window, counters in windows.items():
+                if isinstance(counters, dict):
+                    clean = {k: f for k, v in counters.items() if (f := _as_float(v)) is not None}
+                    averages.setdefault(str(phase), {})[str(window)] = clean
+    return stats, averages
+
+
+def _describe_event(phase: str | None, event: Any) -> str:
+    """One unparseable event as text: strings as-is; objects by details/message plus the input."""
+    prefix = f"{phase}: " if phase else ""
+    if isinstance(event, dict):
+        details = event.get("details")
+        if isinstance(details, list):
+            message = "; ".join(str(d) for d in details)
+        else:
+            message = str(details or event.get("message") or event.get("errorType") or "")
+        raw_input = event.get("input")
+        if raw_input is not None:
+            raw_input = str(raw_input)
+            if len(raw_input) > _SAMPLE_INPUT_CHARS:
+                raw_input = raw_input[:_SAMPLE_INPUT_CHARS] + "..."
+            message = f"{message} | input: {raw_input}" if message else f"input: {raw_input}"
+        return prefix + (message or str(event))
+    return prefix + str(event)
+
+
+def _unparseable(raw: Any, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` events as text and the total count, for a dict of phase -> list or a bare list."""
+    if isinstance(raw, list):
+        groups: list[tuple[str | None, Any]] = [(None, raw)]
+    elif isinstance(raw, dict):
+        groups = list(raw.items())
+    else:
+        return [], 0
+    samples: list[str] = []
+    total = 0
+    for phase, events in groups:
+        events_list = events if isinstance(events, list) else [events] if events else []
+        total += len(events_list)
+        for event in events_list:
+            if len(samples) < limit:
+                samples.append(_describe_event(phase, event))
+    return samples, total
+
+
+def _records_processed(raw: Any) -> int | None:
+    """``recordsProcessed`` is a number in some versions and a map (e.g. per partition) in others."""
+    if isinstance(raw, dict):
+        values = [n for v in raw.values() if (n := _as_int(v)) is not None]
+        return sum(values) if values else None
+    return _as_int(raw)
+
+
+def parse_report(body: dict | None, *, max_samples: int = 5) -> ReportSummary | None:
+    """Summarize a reports response body; None when there is nothing to summarize. Never raises."""
+    if not isinstance(body, dict) or not body:
+        return None
+    section = body.get("ingestionStatsAndErrors")
+    if isinstance(section, dict):
+        payload = section.get("payload")
+        task_id = section.get("taskId")
+    else:  # tolerate a bare payload
+        payload, task_id = body, body.get("taskId")
+    if not isinstance(payload, dict):
+        payload = {}
+    if not payload and task_id is None:
+        return None
+    stats, averages = _row_stats(payload.get("rowStats"))
+    samples, total = _unparseable(payload.get("unparseableEvents"), max(0, max_samples))
+    state, error = payload.get("ingestionState"), payload.get("errorMsg")
+    confirmed = payload.get("segmentAvailabilityConfirmed")
+    return ReportSummary(
+        task_id=str(task_id) if task_id is not None else None,
+        ingestion_state=str(state) if state is not None else None,
+        row_stats=stats,
+        moving_averages=averages,
+        error_msg=str(error) if error else None,
+        unparseable_samples=samples,
+        unparseable_total=total,
+        segment_availability_confirmed=confirmed if isinstance(confirmed, bool) else None,
+        segment_availability_wait_ms=_as_int(payload.get("segmentAvailabilityWaitTimeMs")),
+        segments_published=_as_int(payload.get("segmentsPublished")),
+        segments_read=_as_int(payload.get("segmentsRead")),
+        records_processed=_records_processed(payload.get("recordsProcessed")),
+    )

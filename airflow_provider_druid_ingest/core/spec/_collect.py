@@ -1,0 +1,109 @@
+"""Shared plumbing for spec validation: a problem collector and the Druid id rules.
+
+Validation reports every problem at once (a user fixing one 400 at a time against a live Overlord is what this
+package exists to avoid), so checks append to a collector instead of raising.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from airflow_provider_druid_ingest.core.errors import SpecProblem
+
+_ILLEGAL_WHITESPACE = re.compile(r"[^\S ]")
+MAX_TASK_ID_LENGTH = 200
+
+ID_RULES = "a non-empty string without '/', not starting with '.', no whitespace other than plain spaces"
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def id_problem(value: Any) -> str | None:
+    """Why Druid's ``IdUtils.validateId`` would reject ``value`` (task ids, datasource names), or None."""
+    if not isinstance(value, str) or not value:
+        return "must be a non-empty string"
+    if value.startswith("."):
+        return "must not start with '.'"
+    if "/" in value:
+        return "must not contain '/'"
+    if _ILLEGAL_WHITESPACE.search(value):
+        return "contains illegal whitespace characters; only a plain space is allowed"
+    for pos, char in enumerate(value):
+        code = ord(char)
+        if 0 < code < 31 or 127 < code < 159 or 0xD800 < code < 0xF8FF or 0xFFF0 < code < 0xFFFF:
+            return f"contains illegal character U+{code:04X} at position {pos}"
+    return None
+
+
+class Collector:
+    """Accumulates :class:`SpecProblem` s; helpers return the checked value (or None) to chain checks."""
+
+    def __init__(self) -> None:
+        self.problems: list[SpecProblem] = []
+
+    def add(self, path: str, message: str, *, value: Any = None, valid: str | None = None) -> None:
+        self.problems.append(SpecProblem(path, message, value=value, valid=valid))
+
+    def obj(self, parent: dict, key: str, path: str, *, required: bool = True) -> dict | None:
+        """``parent[key]`` if it is a JSON object; a problem if missing (when required) or not an object."""
+        if key not in parent:
+            if required:
+                self.add(path, "is required but missing", valid="a JSON object")
+            return None
+        value = parent[key]
+        if not isinstance(value, dict):
+            self.add(path, f"must be an object, not {json_type(value)}", value=value, valid="a JSON object")
+            return None
+        return value
+
+    def boolean(self, parent: dict, key: str, path: str) -> bool | None:
+        """``parent[key]`` if it is a JSON boolean; a problem if present but not one (``"true"`` is not)."""
+        if key not in parent:
+            return None
+        value = parent[key]
+        if not isinstance(value, bool):
+            self.add(path, f"must be a boolean, not {json_type(value)}", value=value, valid="true or false")
+            return None
+        return value
+
+    def positive_int(self, parent: dict, key: str, path: str) -> int | None:
+        """``parent[key]`` if it is an integer >= 1 (booleans excluded)."""
+        if key not in parent:
+            return None
+        value = parent[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            self.add(path, "must be a positive integer", value=value, valid="an integer >= 1")
+            return None
+        return value
+
+    def unknown_keys(self, obj: dict, path: str, known: Iterable[str], *, ignore: Iterable[str] = ()) -> None:
+        """Flag keys Druid would silently ignore, suggesting the closest known one."""
+        known_list = sorted(known)
+        skip = set(ignore)
+        for key in obj:
+            if key in known_list or key in skip:
+                continue
+            key_path = f"{path}.{key}" if path else str(key)
+            close = difflib.get_close_matches(str(key), known_list, n=1, cutoff=0.6)
+            if not close:
+                close = [k for k in known_list if k.lower() == str(key).lower()]
+            hint = f"; did you mean {close[0]!r}?" if close else " (Druid silently ignores it)"
+            self.add(key_path, f"unknown key{hint}", valid="known keys here: " + ", ".join(known_list))

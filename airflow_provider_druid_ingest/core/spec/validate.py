@@ -1,0 +1,305 @@
+"""Pre-flight validation of a native batch task: every problem, each with its JSON path and what is valid.
+
+Druid answers a bad spec with one 400 naming the first problem (or, for misspelled keys, with nothing at all,
+since unknown keys are ignored). Checking locally before submission turns that into one complete list and
+keeps a fatal 400 from burning retry budget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidationError
+from airflow_provider_druid_ingest.core.spec import known_keys as kk
+from airflow_provider_druid_ingest.core.spec._collect import (
+    ID_RULES,
+    MAX_TASK_ID_LENGTH,
+    Collector,
+    id_problem,
+    json_type,
+)
+from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
+from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
+from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
+
+_GRANULARITY_VALID = (
+    "one of " + ", ".join(kk.GRANULARITIES) + " (any case), or an object {type: period, period: 'P1D'} "
+    "or {type: duration, duration: <ms>}"
+)
+
+
+def find_problems(spec: Any) -> list[SpecProblem]:
+    """Every problem in a native batch task ``spec`` (task shape ``{"type": ..., "spec": {...}}``)."""
+    c = Collector()
+    if not isinstance(spec, dict):
+        c.add("$", f"the task must be a JSON object, not {json_type(spec)}", valid='{"type": "index_parallel", ...}')
+        return c.problems
+    if is_bare_spec(spec):  # report the wrapper once, then the content under the paths it will have
+        c.add("$", "is a bare ingestion spec, not a task", valid='{"type": "index_parallel", "spec": <this spec>}')
+        return c.problems + find_problems(as_task_shape(spec))
+    c.unknown_keys(spec, "", kk.TASK_KEYS)
+    task_type = _check_task_type(spec, c)
+    if "id" in spec:
+        _check_task_id(spec["id"], c)
+    c.obj(spec, "context", "context", required=False)
+    body = c.obj(spec, "spec", "spec")
+    if body is None:
+        return c.problems
+    c.unknown_keys(body, "spec", kk.SPEC_KEYS)
+    data_schema = c.obj(body, "dataSchema", "spec.dataSchema")
+    io_config = c.obj(body, "ioConfig", "spec.ioConfig")
+    tuning = c.obj(body, "tuningConfig", "spec.tuningConfig")
+    # None = unknown (dataSchema or intervals already reported broken): skip cross-field interval checks
+    intervals = _check_data_schema(data_schema, c) if data_schema is not None else None
+    append = False
+    if io_config is not None:
+        append = check_io_config(io_config, task_type, intervals, c)
+    if tuning is not None:
+        check_tuning_config(tuning, task_type, intervals, append, c)
+    return c.problems
+
+
+def validate_spec(spec: Any) -> None:
+    """Raise :class:`SpecValidationError` listing every problem, or return quietly if there are none."""
+    problems = find_problems(spec)
+    if problems:
+        raise SpecValidationError(problems)
+
+
+def find_warnings(spec: Any) -> list[SpecProblem]:
+    """Things Druid accepts but that probably do not do what the author meant (never errors)."""
+    warnings: list[SpecProblem] = []
+    tuning = _dig(spec, "spec", "tuningConfig")
+    if isinstance(tuning, dict):
+        for key in sorted(set(tuning) & kk.STREAMING_ONLY_TUNING_KEYS):
+            warnings.append(
+                SpecProblem(
+                    f"spec.tuningConfig.{key}",
+                    "is a streaming-ingestion setting; native batch ignores it",
+                    value=tuning[key],
+                    valid="remove it, or see the batch keys in Druid's native-batch tuningConfig docs",
+                )
+            )
+        for key, replacement in sorted(kk.DEPRECATED_TUNING_KEYS.items()):
+            if key in tuning:
+                warnings.append(
+                    SpecProblem(f"spec.tuningConfig.{key}", "is deprecated", value=tuning[key], valid=replacement)
+                )
+    io_config = _dig(spec, "spec", "ioConfig")
+    if isinstance(io_config, dict) and "firehose" in io_config:
+        warnings.append(
+            SpecProblem("spec.ioConfig.firehose", "firehoses were removed in Druid 26+", valid="inputSource")
+        )
+    return warnings
+
+
+def _dig(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _check_task_type(spec: dict, c: Collector) -> str | None:
+    valid = " or ".join(kk.TASK_TYPES)
+    if "type" not in spec:
+        c.add("type", "is required but missing", valid=valid)
+        return None
+    if spec["type"] not in kk.TASK_TYPES:
+        c.add("type", "is not a native batch task type", value=spec["type"], valid=valid)
+        return None
+    return spec["type"]
+
+
+def _check_task_id(task_id: Any, c: Collector) -> None:
+    reason = id_problem(task_id)
+    if reason is None and len(task_id) > MAX_TASK_ID_LENGTH:
+        reason = f"is {len(task_id)} characters long (Druid stores ids in VARCHAR(255) and in file names)"
+    if reason:
+        c.add(
+            "id",
+            f"invalid Druid task id: {reason}",
+            value=task_id,
+            valid=f"{ID_RULES}, at most {MAX_TASK_ID_LENGTH} characters, ideally [A-Za-z0-9._:-]",
+        )
+
+
+def _check_data_schema(ds: dict, c: Collector) -> list[Any] | None:
+    """Check ``spec.dataSchema``; return its intervals for cross-field checks (None if malformed)."""
+    path = "spec.dataSchema"
+    c.unknown_keys(ds, path, kk.DATA_SCHEMA_KEYS)
+    if "dataSource" not in ds:
+        c.add(f"{path}.dataSource", "is required but missing", valid=f"a datasource name: {ID_RULES}")
+    else:
+        reason = id_problem(ds["dataSource"])
+        if reason:
+            c.add(
+                f"{path}.dataSource",
+                f"invalid datasource name: {reason}",
+                value=ds["dataSource"],
+                valid=f"a datasource name: {ID_RULES}",
+            )
+    _check_timestamp_spec(ds, c)
+    dimension_names = _check_dimensions_spec(ds, c)
+    _check_metrics_spec(ds, dimension_names, c)
+    if "granularitySpec" not in ds:
+        return []
+    granularity = c.obj(ds, "granularitySpec", f"{path}.granularitySpec")
+    return _check_granularity_spec(granularity, c) if granularity is not None else None
+
+
+def _check_timestamp_spec(ds: dict, c: Collector) -> None:
+    path = "spec.dataSchema.timestampSpec"
+    ts = c.obj(ds, "timestampSpec", path)
+    if ts is None:
+        return
+    c.unknown_keys(ts, path, kk.TIMESTAMP_SPEC_KEYS)
+    column = ts.get("column")
+    if not isinstance(column, str) or not column:
+        c.add(
+            f"{path}.column",
+            "is required (Druid would silently default to 'timestamp')",
+            value=column,
+            valid="the name of the input field holding the row timestamp",
+        )
+
+
+def _check_dimensions_spec(ds: dict, c: Collector) -> set[str]:
+    path = "spec.dataSchema.dimensionsSpec"
+    dims_spec = c.obj(ds, "dimensionsSpec", path)
+    names: set[str] = set()
+    if dims_spec is None:
+        return names
+    c.unknown_keys(dims_spec, path, kk.DIMENSIONS_SPEC_KEYS)
+    dims = dims_spec.get("dimensions", [])
+    if not isinstance(dims, list):
+        c.add(
+            f"{path}.dimensions",
+            f"must be an array, not {json_type(dims)}",
+            value=dims,
+            valid="an array of names or {name, type} objects",
+        )
+        return names
+    for i, dim in enumerate(dims):
+        name = dim.get("name") if isinstance(dim, dict) else dim
+        if not isinstance(name, str) or not name:
+            c.add(
+                f"{path}.dimensions[{i}]",
+                "must be a dimension name or an object with a non-empty 'name'",
+                value=dim,
+                valid='"country" or {"name": "country", "type": "string"}',
+            )
+            continue
+        if name in names:
+            c.add(
+                f"{path}.dimensions[{i}]",
+                f"duplicate dimension {name!r}",
+                value=name,
+                valid="each dimension listed once",
+            )
+        names.add(name)
+    return names
+
+
+def _check_metrics_spec(ds: dict, dimension_names: set[str], c: Collector) -> None:
+    path = "spec.dataSchema.metricsSpec"
+    metrics = ds.get("metricsSpec", [])
+    if metrics is None:
+        return
+    if not isinstance(metrics, list):
+        c.add(
+            path, f"must be an array, not {json_type(metrics)}", value=metrics, valid="an array of aggregator objects"
+        )
+        return
+    seen: set[str] = set()
+    for i, metric in enumerate(metrics):
+        here = f"{path}[{i}]"
+        if not isinstance(metric, dict):
+            c.add(
+                here,
+                f"must be an object, not {json_type(metric)}",
+                value=metric,
+                valid='{"type": "longSum", "name": "...", "fieldName": "..."}',
+            )
+            continue
+        kind, name = metric.get("type"), metric.get("name")
+        if not isinstance(kind, str) or not kind:
+            c.add(f"{here}.type", "is required", value=kind, valid="an aggregator type such as count, longSum")
+        if not isinstance(name, str) or not name:
+            c.add(f"{here}.name", "is required", value=name, valid="the output column name")
+        elif name in seen or name in dimension_names:
+            c.add(
+                f"{here}.name",
+                f"column {name!r} is defined more than once (dimensions/metrics)",
+                value=name,
+                valid="unique column names across dimensions and metrics",
+            )
+        else:
+            seen.add(name)
+        if kind in kk.FIELD_AGGREGATORS and not metric.get("fieldName") and not metric.get("expression"):
+            c.add(
+                f"{here}.fieldName",
+                f"is required for a {kind} aggregator",
+                valid="the input column to aggregate (or an 'expression')",
+            )
+
+
+def _check_granularity_spec(gs: dict, c: Collector) -> list[Any] | None:
+    path = "spec.dataSchema.granularitySpec"
+    c.unknown_keys(gs, path, kk.GRANULARITY_SPEC_KEYS)
+    if "type" in gs and gs["type"] not in kk.GRANULARITY_SPEC_TYPES:
+        c.add(
+            f"{path}.type",
+            "unknown granularitySpec type",
+            value=gs["type"],
+            valid=" or ".join(kk.GRANULARITY_SPEC_TYPES),
+        )
+    for key in ("segmentGranularity", "queryGranularity"):
+        if key in gs:
+            _check_granularity(gs[key], f"{path}.{key}", c)
+    c.boolean(gs, "rollup", f"{path}.rollup")
+    intervals = gs.get("intervals")
+    if intervals is None:
+        return []
+    if not isinstance(intervals, list):
+        c.add(
+            f"{path}.intervals",
+            f"must be an array of ISO-8601 intervals, not {json_type(intervals)}",
+            value=intervals,
+            valid='["2026-01-01/2026-01-02"]',
+        )
+        return None
+    for i, interval in enumerate(intervals):
+        try:
+            parse_interval(interval)
+        except ValueError as exc:
+            c.add(
+                f"{path}.intervals[{i}]",
+                str(exc),
+                valid="<start>/<end>, <start>/<period> or <period>/<end>, e.g. 2026-01-01/P1D",
+            )
+    return intervals
+
+
+def _check_granularity(value: Any, path: str, c: Collector) -> None:
+    if isinstance(value, str):
+        if value.upper() not in kk.GRANULARITIES:
+            c.add(path, "unknown granularity", value=value, valid=_GRANULARITY_VALID)
+        return
+    if isinstance(value, dict):
+        kind = str(value.get("type", "")).lower()
+        if kind in ("all", "none"):
+            return
+        if kind == "period":
+            try:
+                parse_duration(value.get("period"))
+            except ValueError:
+                c.add(f"{path}.period", "must be an ISO-8601 period", value=value.get("period"), valid="e.g. PT1H")
+            return
+        if kind == "duration":
+            ms = value.get("duration")
+            if isinstance(ms, bool) or not isinstance(ms, int) or ms <= 0:
+                c.add(f"{path}.duration", "must be a positive number of milliseconds", value=ms, valid="e.g. 3600000")
+            return
+    c.add(path, "unknown granularity", value=value, valid=_GRANULARITY_VALID)
