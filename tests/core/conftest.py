@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from airflow_provider_druid_ingest.core import AsyncDruidClient, ClusterConfig, DruidClient, RetryPolicy
+from airflow_provider_druid_ingest.core import AsyncDruidClient, ClusterConfig, DruidClient, PollSchedule, RetryPolicy
 
 FAST_RETRY = RetryPolicy(max_attempts=5, initial_delay=0.02, max_delay=0.1, deadline=20)
+FAST_POLL = PollSchedule(initial=0.05, max_delay=0.2, multiplier=1.5)
 
 
 class Runner:
@@ -30,6 +31,8 @@ class Runner:
         method = getattr(self.client, name)
 
         def invoke(*args: Any, **kwargs: Any) -> Any:
+            if name.startswith("wait_for_"):
+                kwargs.setdefault("schedule", FAST_POLL)
             result = method(*args, **kwargs)
             return self.loop.run_until_complete(result) if self.loop else result
 
@@ -50,7 +53,7 @@ def make_client(request: pytest.FixtureRequest) -> Iterator[Callable[..., Runner
     def make(url: str | None = None, retry: RetryPolicy = FAST_RETRY, **config: Any) -> Runner:
         if url is None:
             url = request.getfixturevalue("fake_druid").url
-        config.setdefault("read_timeout", 2.0)
+        config.setdefault("read_timeout", 1.0)
         config.setdefault("connect_timeout", 2.0)
         runner = Runner(request.param, ClusterConfig(url=url, **config), retry)
         made.append(runner)

@@ -40,7 +40,7 @@ def run(ex, replies, now=None):
                 reply = replies.pop(0)
     except StopIteration as stop:
         return calls, sleeps, stop.value
-    except Exception as exc:  # noqa: BLE001 - returned for assertions
+    except Exception as exc:
         return calls, sleeps, exc
 
 
@@ -73,7 +73,7 @@ def test_deadline_stops_retries() -> None:
     policy = RetryPolicy(max_attempts=100, initial_delay=10, max_delay=10, deadline=15, jitter=False)
     now = [0.0]
     ex = exchange(ep.status("t"), CFG, policy, clock=lambda: now[0])
-    calls, sleeps, result = run(ex, [resp(500)] * 100, now)
+    _calls, sleeps, result = run(ex, [resp(500)] * 100, now)
     assert sleeps == [10]
     assert isinstance(result, DruidRetriesExhaustedError)
 

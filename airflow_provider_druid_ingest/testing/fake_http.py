@@ -1,0 +1,118 @@
+"""Response builders and Basic auth shared by the fake Overlord and Coordinator handlers."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from .fake_server import FakeDruid, RecordedRequest
+    from .fake_state import ClusterState
+
+
+@dataclass
+class Ctx:
+    """What a route handler gets: the fake, its state, the recorded request, path params, the user's role."""
+
+    fake: FakeDruid
+    state: ClusterState
+    rec: RecordedRequest
+    params: dict[str, str] = field(default_factory=dict)
+    role: str | None = None  # None = auth disabled; else "read" | "write"
+
+    @property
+    def query(self) -> dict[str, str]:
+        return self.rec.query
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, text=json.dumps(body), content_type="application/json")
+
+
+def text_response(text: str, status: int, content_type: str = "text/plain") -> web.Response:
+    return web.Response(status=status, text=text, content_type=content_type)
+
+
+def empty(status: int) -> web.Response:
+    return web.Response(status=status)
+
+
+def druid_error(status: int, error_code: str, category: str, message: str, persona: str = "USER") -> web.Response:
+    """A.1: DruidException -> ErrorResponse.getAsMap()."""
+    return json_response({"error": "druidException", "errorCode": error_code, "persona": persona,
+                          "category": category, "errorMessage": message, "context": {}}, status)
+
+
+def legacy_error(status: int, message: str) -> web.Response:
+    """A.1: pre-DruidException mappers (CustomExceptionMapper etc.): ``{"error": "<message>"}``."""
+    return json_response({"error": message}, status)
+
+
+_REASONS = {401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 500: "Server Error",
+            503: "Service Unavailable"}
+
+
+def jetty_page(status: int, uri: str, message: str | None = None) -> web.Response:
+    """Jetty ErrorHandler page (A.1 JSON syntax errors, RedirectFilter sendError(503), A.9 sendError(401))."""
+    reason = _REASONS.get(status, "Error")
+    msg = message or reason
+    html = (
+        "<html>\n<head>\n<meta http-equiv=\"Content-Type\" content=\"text/html;charset=ISO-8859-1\"/>\n"
+        f"<title>Error {status} {reason}</title>\n</head>\n<body><h2>HTTP ERROR {status} {reason}</h2>\n"
+        f"<table>\n<tr><th>URI:</th><td>{uri}</td></tr>\n<tr><th>STATUS:</th><td>{status}</td></tr>\n"
+        f"<tr><th>MESSAGE:</th><td>{msg}</td></tr>\n<tr><th>SERVLET:</th><td>default</td></tr>\n"
+        "</table>\n\n</body>\n</html>\n"
+    )
+    return web.Response(status=status, text=html, content_type="text/html", charset="iso-8859-1")
+
+
+def proxy_html(status: int) -> web.Response:
+    """A reverse proxy's error page (nginx style), for faults of kind "html"."""
+    reason = {502: "Bad Gateway", 503: "Service Temporarily Unavailable", 504: "Gateway Time-out"}.get(
+        status, "Error")
+    html = (f"<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n<center><h1>{status} "
+            f"{reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+    return web.Response(status=status, text=html, content_type="text/html")
+
+
+def forbidden() -> web.Response:
+    """A.9: authenticated but not permitted -> 403 ForbiddenExceptionMapper body."""
+    return json_response({"Access-Check-Result": "Unauthorized"}, 403)
+
+
+class Forbidden(Exception):
+    pass
+
+
+def require_write(ctx: Ctx) -> None:
+    """A.9: DATASOURCE WRITE / STATE WRITE; a "read" user is refused."""
+    if ctx.role is not None and ctx.role != "write":
+        raise Forbidden
+
+
+# A.9: unsecured paths (CliOverlord.UNSECURED_PATHS, CoordinatorJettyServerInitializer).
+UNSECURED = ("/status/health", "/druid/indexer/v1/isLeader", "/druid/coordinator/v1/isLeader")
+
+
+def authenticate(users: dict[str, tuple[str, str]], header: str | None, uri: str) -> tuple[str | None,
+                                                                                           web.Response | None]:
+    """-> (role, None) or (None, 401 response) per A.9 druid-basic-security."""
+    if not header or not header.startswith("Basic "):
+        # No authenticator succeeded: PreResponseAuthorizationCheckFilter -> 401 JSON + WWW-Authenticate.
+        resp = json_response({"error": "Unauthorized request", "errorMessage": None, "errorClass": None,
+                              "host": None}, 401)
+        resp.headers["WWW-Authenticate"] = "Basic"
+        return None, resp
+    try:
+        user, _, password = base64.b64decode(header[6:].strip(), validate=True).decode().partition(":")
+        ok = _ == ":" and user in users and users[user][0] == password
+    except (ValueError, UnicodeDecodeError):
+        ok = False
+    if not ok:
+        # Undecodable header, no ':' or bad credentials: BasicHTTPAuthenticator sendError(401), a Jetty page.
+        return None, jetty_page(401, uri)
+    return users[user][1], None

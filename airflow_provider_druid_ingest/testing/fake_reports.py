@@ -1,0 +1,159 @@
+"""JSON bodies of the fake Overlord: TaskStatusPlus, TaskStatus, task reports, worker info (A.2-A.6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .fake_tasks import FakeTask
+from .fake_time import format_instant
+
+EPOCH = "1970-01-01T00:00:00.000Z"
+UNKNOWN_LOCATION = {"host": None, "port": -1, "tlsPort": -1}
+_TRUNCATION_LIMIT = 1024  # TaskStatus.MAX_ERROR_MSG_TRUNCATION_LIMIT
+
+
+def truncate_error(msg: str | None) -> str | None:
+    """A.2: first 512 + ``...N characters omitted...`` + last 512 when longer than 1024."""
+    if msg is None or len(msg) <= _TRUNCATION_LIMIT:
+        return msg
+    half = _TRUNCATION_LIMIT // 2
+    return f"{msg[:half]}...{len(msg) - _TRUNCATION_LIMIT} characters omitted...{msg[-half:]}"
+
+
+def duration_ms(task: FakeTask) -> int:
+    # A.2: -1 while running, ms after completion.
+    if task.is_active:
+        return -1
+    if task.start_at is None or task.finished_at is None:
+        return 0
+    return int((task.finished_at - task.start_at) * 1000)
+
+
+def location(task: FakeTask) -> dict[str, Any]:
+    # A.2: live runner location while known, else the one stored with the final status, else unknown.
+    return dict(task.location) if task.start_at is not None else dict(UNKNOWN_LOCATION)
+
+
+def status_plus(task: FakeTask, runner_state: str) -> dict[str, Any]:
+    """TaskStatusPlus (A.2); ``status`` duplicates ``statusCode`` (deprecated field)."""
+    return {
+        "id": task.id,
+        "groupId": task.group_id,
+        "type": task.type,
+        "createdTime": task.created_time,
+        "queueInsertionTime": EPOCH,  # A.2: always EPOCH
+        "statusCode": task.state,
+        "status": task.state,
+        "runnerStatusCode": runner_state,
+        "duration": duration_ms(task),
+        "location": location(task),
+        "dataSource": task.datasource,
+        "errorMsg": truncate_error(task.error_msg),
+    }
+
+
+def status_response(task: FakeTask) -> dict[str, Any]:
+    # A.2 quirk: once the runner forgets a completed task, getTaskStatus hard-codes RunnerTaskState.WAITING.
+    runner = "WAITING" if not task.is_active else task.runner_state
+    return {"task": task.id, "status": status_plus(task, runner)}
+
+
+def list_entry(task: FakeTask) -> dict[str, Any]:
+    # A.2: list APIs show NONE for completed tasks.
+    return status_plus(task, task.runner_state if task.is_active else "NONE")
+
+
+def task_status(task: FakeTask) -> dict[str, Any]:
+    """TaskStatus (A.3 bulk status): state under ``status``; active tasks RUNNING with runner location."""
+    return {"id": task.id, "status": task.state, "duration": duration_ms(task),
+            "errorMsg": truncate_error(task.error_msg), "location": location(task)}
+
+
+def _counters(processed: int, unparseable: int, thrown_away: int) -> dict[str, int]:
+    # RowIngestionMetersTotals
+    return {"processed": processed, "processedBytes": processed * 100, "processedWithError": 0,
+            "thrownAway": thrown_away, "unparseable": unparseable}
+
+
+def _row_totals(task: FakeTask, fraction: float) -> dict[str, int]:
+    plan = task.plan
+    rows = max(plan.rows_per_bucket, 0) * max(len(task.parsed.buckets()), 1)
+    return _counters(int(rows * fraction), int(plan.unparseable * fraction), int(plan.thrown_away * fraction))
+
+
+def _parse_exception_samples(task: FakeTask) -> list[dict[str, Any]]:
+    # maxSavedParseExceptions (default 0) bounds the saved ParseExceptionReports.
+    count = min(task.plan.unparseable, task.parsed.max_saved_parse_exceptions)
+    base = int((task.end_at or task.created_at) * 1000)
+    return [{"input": f"fake,row,{i}", "errorType": "unparseable",
+             "details": [f"Unable to parse row [fake,row,{i}]"], "timeOfExceptionMillis": base}
+            for i in range(count)]
+
+
+def report(task: FakeTask, now: float) -> dict[str, Any] | None:
+    """A.4: live report while the runner has the task, the stored one after; None = 404."""
+    if task.start_at is None:
+        return None  # never ran: no peon, no report file
+    parallel = task.parsed.parallel
+    samples = _parse_exception_samples(task)
+    if task.is_active and task.runner_state == "RUNNING":
+        run = max(task.duration, 1e-9)
+        fraction = 1.0 if task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT" else min(
+            max((now - task.start_at) / run, 0.0), 1.0)
+        totals = _row_totals(task, fraction)
+        avg = {k: float(v) / 60.0 for k, v in totals.items()}
+        payload: dict[str, Any] = {
+            "ingestionState": task.ingestion_state,
+            "unparseableEvents": {"buildSegments": samples[: int(len(samples) * fraction)]},
+            "rowStats": {  # A.4 live report: movingAverages + totals
+                "movingAverages": {"buildSegments": {"1m": avg, "5m": avg, "15m": avg}},
+                "totals": {"buildSegments": totals},
+            },
+            "errorMsg": None,
+            "segmentAvailabilityConfirmed": False,
+            "segmentAvailabilityWaitTimeMs": 0,
+        }
+        return {"ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id,
+                                            "payload": payload}}
+    ran = (task.finished_at or now) - task.start_at
+    totals = _row_totals(task, 1.0 if task.state == "SUCCESS" else min(ran / max(task.duration, 1e-9), 1.0))
+    if parallel:  # A.4: parallel {"totals": {"buildSegments"}}; sequential determinePartitions + buildSegments
+        row_stats: dict[str, Any] = {"totals": {"buildSegments": totals}}
+        unparseable: dict[str, Any] = {"buildSegments": samples}
+    else:
+        row_stats = {"determinePartitions": _counters(0, 0, 0), "buildSegments": totals}
+        unparseable = {"determinePartitions": [], "buildSegments": samples}
+    payload = {
+        "ingestionState": task.ingestion_state,
+        "unparseableEvents": unparseable,
+        "rowStats": row_stats,
+        "errorMsg": task.error_msg,  # A.4: the full message (status truncates it)
+        "segmentAvailabilityConfirmed": task.availability_confirmed,
+        "segmentAvailabilityWaitTimeMs": task.availability_wait_ms,
+        "recordsProcessed": None,
+    }
+    if task.published_count is not None:  # omitted when null
+        payload["segmentsPublished"] = task.published_count  # A.4: count, tombstones included
+    return {
+        "ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id, "payload": payload},
+        "taskContext": {"type": "taskContext", "taskId": task.id, "payload": task.spec.get("context", {})},
+    }
+
+
+def workers(running: list[FakeTask], capacity: int, used: int, last_completed: str | None) -> list[dict]:
+    """A.6 ImmutableWorkerInfo[] for the single fake worker."""
+    by_type: dict[str, int] = {}
+    for task in running:
+        by_type[task.type] = by_type.get(task.type, 0) + min(task.parsed.slots, capacity)
+    info: dict[str, Any] = {
+        "worker": {"scheme": "http", "host": "127.0.0.1:8091", "ip": "127.0.0.1", "capacity": capacity,
+                   "version": "0", "category": "_default_worker_category"},
+        "currCapacityUsed": used,
+        "currParallelIndexCapacityUsed": sum(1 for t in running if t.type == "index_parallel"),
+        "availabilityGroups": sorted(t.group_id for t in running),
+        "runningTasks": sorted(t.id for t in running),
+        "lastCompletedTaskTime": last_completed or format_instant(0),
+    }
+    if by_type:
+        info["currCapacityUsedByTaskType"] = by_type
+    return [info]

@@ -1,0 +1,256 @@
+"""FakeDruid: a fake Druid cluster (Router-style paths) over real HTTP on 127.0.0.1.
+
+The aiohttp app runs on its own event loop in a daemon thread, so synchronous tests and clients
+(``requests``) as well as async ones (``aiohttp``) can talk to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from aiohttp import web
+
+from . import fake_coordinator, fake_overlord
+from .fake_faults import Fault, FaultList, apply
+from .fake_http import UNSECURED, Ctx, Forbidden, authenticate, forbidden, jetty_page
+from .fake_state import ClusterState
+from .fake_tasks import FakeTask, TaskPlan
+from .fake_time import parse_interval
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str  # decoded path, no query
+    raw_path: str  # path as sent (percent-encoding kept), no query
+    query: dict[str, str]  # last value wins; flags like ``?full`` map to ""
+    headers: dict[str, str]
+    body: bytes
+    time: float
+    query_string: str = ""
+    json: Any = field(default=None)
+
+
+_ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
+    (method, re.compile(pattern + "$"), handler)
+    for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES]
+]
+
+
+class FakeDruid:
+    """A fake Druid cluster. See the package docstring for the API."""
+
+    def __init__(self, task_duration: float = 0.3, worker_capacity: int = 4, handoff_delay: float = 0.3,
+                 pending_delay: float = 0.05, auth: dict[str, tuple[str, str]] | None = None,
+                 duplicate_shape: str = "json", insert_delay: float = 0.0,
+                 coordinator_period: float | None = None, clock: Callable[[], float] = time.time) -> None:
+        if duplicate_shape not in ("json", "legacy"):
+            raise ValueError("duplicate_shape must be 'json' or 'legacy'")
+        if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
+            raise ValueError("auth roles must be 'read' or 'write'")
+        self.auth = auth
+        self.duplicate_shape = duplicate_shape
+        self.insert_delay = insert_delay
+        self.state = ClusterState(
+            task_duration=task_duration, worker_capacity=worker_capacity, handoff_delay=handoff_delay,
+            pending_delay=pending_delay,
+            coordinator_period=handoff_delay if coordinator_period is None else coordinator_period, clock=clock)
+        self._faults = FaultList()
+        self._requests: list[RecordedRequest] = []
+        self._requests_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("FakeDruid is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeDruid:
+        if self._thread is not None:
+            raise RuntimeError("FakeDruid already started")
+        ready: dict[str, Any] = {}
+        started = threading.Event()
+        self._loop = asyncio.new_event_loop()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            try:
+                self._loop.run_until_complete(self._serve())
+            except BaseException as exc:  # surface bind errors to start()
+                ready["error"] = exc
+                started.set()
+                return
+            started.set()
+            self._loop.run_forever()
+            self._loop.run_until_complete(self._runner.cleanup())
+            self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="FakeDruid", daemon=True)
+        self._thread.start()
+        started.wait()
+        if "error" in ready:
+            self._thread = None
+            raise ready["error"]
+        return self
+
+    async def _serve(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._dispatch)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.2)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self._port = self._runner.addresses[0][1]
+
+    def stop(self) -> None:
+        if self._thread is None or self._loop is None:
+            return
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._thread = None
+
+    def __enter__(self) -> FakeDruid:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------- requests
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._requests_lock:
+            return list(self._requests)
+
+    def requests_matching(self, method: str | None = None, path_prefix: str = "") -> list[RecordedRequest]:
+        return [r for r in self.requests
+                if (method is None or r.method == method.upper()) and r.path.startswith(path_prefix)]
+
+    def clear_requests(self) -> None:
+        with self._requests_lock:
+            self._requests.clear()
+
+    # --------------------------------------------------------------- faults
+    def add_fault(self, fault: Fault) -> Fault:
+        return self._faults.add(fault)
+
+    def clear_faults(self) -> None:
+        self._faults.clear()
+
+    # ---------------------------------------------------------------- tasks
+    def plan_next_task(self, plan: TaskPlan) -> None:
+        with self.state.lock:
+            self.state.plans.append(plan)
+
+    @property
+    def default_plan(self) -> TaskPlan:
+        return self.state.default_plan
+
+    @default_plan.setter
+    def default_plan(self, plan: TaskPlan) -> None:
+        self.state.default_plan = plan
+
+    def task(self, task_id: str) -> FakeTask | None:
+        with self.state.lock:
+            self.state.now()
+            return self.state.tasks.get(task_id)
+
+    # ------------------------------------------------------------- segments
+    def set_rules(self, datasource: str, rules: list[dict[str, Any]]) -> None:
+        self.state.set_rules(datasource, rules)
+
+    def pause_loading(self) -> None:
+        self.state.set_paused(True)
+
+    def resume_loading(self) -> None:
+        self.state.set_paused(False)
+
+    def load_all_now(self) -> None:
+        self.state.load_all_now()
+
+    def served_segment_ids(self, datasource: str) -> set[str]:
+        with self.state.lock:
+            self.state.now()
+            return {s.identifier for s in self.state.served(datasource)}
+
+    def used_segments(self, datasource: str) -> list[dict[str, Any]]:
+        with self.state.lock:
+            self.state.now()
+            segs = sorted(self.state.used(datasource), key=lambda s: (s.interval, s.version, s.partition_num))
+            return [s.to_json() for s in segs]
+
+    def preload_segments(self, datasource: str, interval: str, version: str,
+                         partitions: int = 1) -> list[dict[str, Any]]:
+        segs = self.state.preload(datasource, parse_interval(interval), version, partitions)
+        return [s.to_json() for s in segs]
+
+    # ------------------------------------------------------------- dispatch
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        raw_path = request.raw_path.split("?", 1)[0]
+        rec = RecordedRequest(
+            method=request.method, path=request.path, raw_path=raw_path,
+            query={k: v for k, v in request.query.items()}, headers=dict(request.headers.items()),
+            body=body, time=time.time(), query_string=request.query_string)
+        try:
+            rec.json = json.loads(body) if body else None
+        except (ValueError, UnicodeDecodeError):
+            rec.json = None
+        with self._requests_lock:
+            self._requests.append(rec)  # recorded before faults and handling
+        fault = self._faults.take(rec.method, rec.path)
+        if fault is not None:
+            resp = await apply(fault, request, rec.path)
+            if resp is not None:
+                return resp
+        try:
+            return await self._handle(request, rec, raw_path)
+        except Forbidden:
+            return forbidden()
+        except Exception:  # a bug in the fake: answer like Jetty would, keep serving
+            _log.exception("FakeDruid handler failed for %s %s", rec.method, rec.path)
+            return jetty_page(500, rec.path)
+
+    async def _handle(self, request: web.Request, rec: RecordedRequest, raw_path: str) -> web.StreamResponse:
+        path = raw_path
+        # Router (A.1): /proxy/coordinator/* and /proxy/overlord/* are prefix-stripped.
+        for prefix in ("/proxy/coordinator", "/proxy/overlord"):
+            if path.startswith(prefix + "/"):
+                path = path[len(prefix):]
+        if path == "/proxy/enabled":
+            return web.json_response({"enabled": True})
+        role = None
+        if self.auth is not None and unquote(path) not in UNSECURED:
+            role, denied = authenticate(self.auth, request.headers.get("Authorization"), rec.path)
+            if denied is not None:
+                return denied
+        allowed = False
+        for method, pattern, handler in _ROUTES:
+            m = pattern.match(path)
+            if not m:
+                continue
+            allowed = True
+            if method != rec.method:
+                continue
+            params = {k: unquote(v) for k, v in m.groupdict().items()}
+            return await handler(Ctx(fake=self, state=self.state, rec=rec, params=params, role=role))
+        return jetty_page(405 if allowed else 404, rec.path)

@@ -1,0 +1,251 @@
+"""Task specs, plans and task objects of the fake Druid: parsing/validation as the Overlord does it (A.1, A.8)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .fake_segments import FakeSegment
+from .fake_time import buckets, normalize_granularity, parse_interval
+
+_PKG = "org.apache.druid.indexing.common.task"
+TASK_CLASSES = {
+    "index_parallel": f"{_PKG}.batch.parallel.ParallelIndexSupervisorTask",
+    "index": f"{_PKG}.IndexTask",
+    "noop": f"{_PKG}.NoopTask",
+}
+# What Jackson lists as "known type ids" for Task (subset; message text is approximate, A.1 Malformed spec).
+_KNOWN_TYPE_IDS = sorted([*TASK_CLASSES, "compact", "index_hadoop", "index_kafka", "index_kinesis", "kill",
+                          "query_controller", "single_phase_sub_task", "archive", "move", "restore"])
+
+
+class SpecError(Exception):
+    """A.1: Jackson mapping/validation failure -> 400 ``{"error": "<first line of the message>"}``."""
+
+
+class InvalidInputError(Exception):
+    """A.1: a DruidException of category INVALID_INPUT (errorCode ``invalidInput``) -> 400 druidException."""
+
+
+@dataclass
+class TaskPlan:
+    """How the next fake task ends. ``duration`` (s of RUNNING) overrides FakeDruid's ``task_duration``."""
+
+    outcome: str = "SUCCESS"
+    duration: float | None = None
+    error_msg: str | None = None
+    rows_per_bucket: int = 1
+    unparseable: int = 0
+    thrown_away: int = 0
+
+    def __post_init__(self) -> None:
+        if self.outcome not in ("SUCCESS", "FAILED"):
+            raise ValueError(f"TaskPlan.outcome must be SUCCESS or FAILED, not {self.outcome!r}")
+
+
+@dataclass
+class ParsedTask:
+    type: str
+    id: str | None
+    group_id: str | None
+    datasource: str
+    context: dict[str, Any]
+    parallel: bool = False
+    max_subtasks: int = 1
+    segment_granularity: str = "DAY"
+    intervals: list[tuple[int, int]] = field(default_factory=list)
+    append: bool = False
+    drop_existing: bool = False
+    partitions_type: str = "dynamic"
+    partition_dimensions: list[str] = field(default_factory=list)
+    await_ms: int = 0
+    dimensions: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    max_saved_parse_exceptions: int = 0
+    max_parse_exceptions: int | None = None
+
+    @property
+    def slots(self) -> int:
+        # A.8: parallel = 1 supervisor + up to k subtasks = k+1 slots; sequential = 1 slot.
+        return self.max_subtasks + 1 if self.parallel else 1
+
+    def buckets(self) -> list[tuple[int, int]]:
+        return buckets(self.intervals, self.segment_granularity)
+
+
+def validate_id(field_name: str, value: Any) -> None:
+    """IdUtils.validateId (A.1 Task ID rules) -> InvalidInputError with Druid's messages."""
+    prefix = f"Invalid value for field [{field_name}]"
+    if value is None or value == "":
+        raise InvalidInputError(f"{prefix}: must not be null")
+    if not isinstance(value, str):
+        raise SpecError(f"Cannot deserialize value of type `java.lang.String` from {type(value).__name__}")
+    if value.startswith("."):
+        raise InvalidInputError(f"{prefix}: Value [{value}] cannot start with '.'.")
+    if "/" in value:
+        raise InvalidInputError(f"{prefix}: Value [{value}] cannot contain '/'.")
+    if re.fullmatch(r"(?s).*[^\S ].*", value):
+        raise InvalidInputError(
+            f"{prefix}: Value [{value}] contains illegal whitespace characters.  Only space is allowed.")
+    for pos, ch in enumerate(value):
+        c = ord(ch)
+        if 0 < c < 31 or 127 < c < 159 or 0xD800 < c < 0xF8FF or 0xFFF0 < c < 0xFFFF or c > 0xFFFF:
+            raise InvalidInputError(f"{prefix}: Value [{value}] contains illegal UTF8 character [#{c}] "
+                                    f"at position [{pos}]")
+
+
+def _problem(cls: str, message: str) -> SpecError:
+    # Jackson ValueInstantiationException, first line (CustomExceptionMapper, A.1 Malformed spec).
+    return SpecError(f"Cannot construct instance of `{cls}`, problem: {message}")
+
+
+def _name_list(items: Any) -> list[str]:
+    out = []
+    for item in items or []:
+        out.append(str(item.get("name")) if isinstance(item, dict) else str(item))
+    return out
+
+
+def parse_task(payload: Any) -> ParsedTask:
+    """Deserialize a task payload the way the Overlord's Jackson mapper fails on it (A.1, A.8)."""
+    if not isinstance(payload, dict):
+        raise SpecError("Cannot deserialize value of type `org.apache.druid.indexing.common.task.Task` from "
+                        f"{'Array' if isinstance(payload, list) else 'scalar'} value")
+    ttype = payload.get("type")
+    if ttype is None:
+        raise SpecError("Could not resolve subtype of [simple type, class org.apache.druid.indexing.common.task"
+                        ".Task]: missing type id property 'type'")
+    if ttype not in TASK_CLASSES:
+        raise SpecError(f"Could not resolve type id '{ttype}' as a subtype of "
+                        f"`org.apache.druid.indexing.common.task.Task`: known type ids = {_KNOWN_TYPE_IDS}")
+    cls = TASK_CLASSES[ttype]
+    context = payload.get("context") or {}
+    if not isinstance(context, dict):
+        raise SpecError("Cannot deserialize value of type `java.util.LinkedHashMap` from non-object value")
+    task_id, group_id = payload.get("id"), payload.get("groupId")
+    if ttype == "noop":
+        return ParsedTask(type=ttype, id=task_id, group_id=group_id,
+                          datasource=payload.get("dataSource") or "none", context=context)
+    spec = payload.get("spec")
+    if not isinstance(spec, dict):
+        raise _problem(cls, "ingestionSchema")
+    data_schema, io_config = spec.get("dataSchema"), spec.get("ioConfig")
+    tuning = spec.get("tuningConfig") or {}
+    if not isinstance(data_schema, dict):
+        raise _problem(cls, "dataSchema")
+    datasource = data_schema.get("dataSource")
+    try:
+        validate_id("dataSource", datasource)
+    except InvalidInputError as exc:
+        raise _problem("org.apache.druid.segment.indexing.DataSchema", str(exc)) from None
+    if not isinstance(io_config, dict):
+        raise _problem(cls, "ioConfig")
+    if io_config.get("inputSource") is None:
+        raise _problem(cls, "inputSource")
+    parsed = ParsedTask(type=ttype, id=task_id, group_id=group_id, datasource=datasource, context=context)
+    _parse_granularity(parsed, data_schema.get("granularitySpec") or {})
+    parsed.dimensions = _name_list((data_schema.get("dimensionsSpec") or {}).get("dimensions"))
+    parsed.metrics = _name_list(data_schema.get("metricsSpec"))
+    parsed.append = bool(io_config.get("appendToExisting", False))
+    parsed.drop_existing = bool(io_config.get("dropExisting", False))
+    _parse_tuning(parsed, cls, tuning)
+    # A.8 ingestion mode: both flags -> IAE -> 400.
+    if parsed.append and parsed.drop_existing:
+        raise _problem(cls, "Cannot simultaneously replace and append to existing segments. Either "
+                       "dropExisting or appendToExisting should be set to false")
+    # A.8: REPLACE with empty granularitySpec.intervals -> ISE at construction -> 400.
+    if parsed.drop_existing and not parsed.intervals:
+        raise _problem(cls, "GranularitySpec's intervals cannot be empty when using replace.")
+    return parsed
+
+
+def _parse_granularity(parsed: ParsedTask, gspec: dict[str, Any]) -> None:
+    cls = "org.apache.druid.segment.indexing.granularity.UniformGranularitySpec"
+    try:
+        parsed.segment_granularity = normalize_granularity(gspec.get("segmentGranularity", "DAY"))
+        parsed.intervals = [parse_interval(str(i)) for i in gspec.get("intervals") or []]
+    except ValueError as exc:
+        raise _problem(cls, str(exc)) from None
+    if parsed.segment_granularity == "NONE":
+        raise _problem(cls, "segmentGranularity NONE is not supported by FakeDruid")
+
+
+def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> None:
+    k, legacy_k = tuning.get("maxNumConcurrentSubTasks"), tuning.get("maxNumSubTasks")
+    if k is not None and legacy_k is not None:
+        raise _problem(cls, "Can't use both maxNumSubTasks and maxNumConcurrentSubTasks. "
+                       "Use maxNumConcurrentSubTasks instead")
+    k = int(k if k is not None else legacy_k if legacy_k is not None else 1)
+    if k < 1:
+        raise _problem(cls, "maxNumConcurrentSubTasks must be positive")
+    perfect = bool(tuning.get("forceGuaranteedRollup", False))
+    # IndexTuningConfig: no partitionsSpec -> hashed under perfect rollup, dynamic otherwise.
+    psec = tuning.get("partitionsSpec") or {"type": "hashed" if perfect else "dynamic"}
+    ptype = str(psec.get("type", "dynamic"))
+    if perfect and parsed.append:
+        raise _problem(cls, "Perfect rollup cannot be guaranteed when appending to existing dataSources")
+    if perfect and ptype == "dynamic":
+        raise _problem(cls, "DynamicPartitionsSpec cannot be used for perfect rollup")
+    if not perfect and ptype != "dynamic":
+        raise _problem(cls, "DynamicPartitionsSpec must be used for best-effort rollup")
+    dims = psec.get("partitionDimensions")
+    if ptype == "single_dim":
+        dims = [psec["partitionDimension"]] if psec.get("partitionDimension") else dims
+    if ptype in ("range", "single_dim") and not dims:
+        raise _problem(cls, "partitionDimensions must be specified")
+    parsed.partitions_type = "range" if ptype in ("range", "single_dim") else ptype
+    parsed.partition_dimensions = list(dims or [])
+    # A.8: parallel mode needs maxNumConcurrentSubTasks >= 2 (>= 1 for range); `index` is always sequential.
+    parsed.max_subtasks = k
+    parsed.parallel = parsed.type == "index_parallel" and (k >= 2 or parsed.partitions_type == "range")
+    parsed.await_ms = int(tuning.get("awaitSegmentAvailabilityTimeoutMillis") or 0)
+    parsed.max_saved_parse_exceptions = int(tuning.get("maxSavedParseExceptions") or 0)
+    mpe = tuning.get("maxParseExceptions")
+    parsed.max_parse_exceptions = None if mpe is None else int(mpe)
+
+
+class FakeTask:
+    """One task as the fake Overlord sees it. Public: id, state, runner_state, spec, created_time, version,
+    segments (DataSegment JSON of what it published), error_msg."""
+
+    def __init__(self, task_id: str, parsed: ParsedTask, spec: dict[str, Any], plan: TaskPlan,
+                 created_at: float, created_time: str, seq: int, duration: float) -> None:
+        self.id = task_id
+        self.parsed = parsed
+        self.type = parsed.type
+        self.datasource = parsed.datasource
+        self.group_id = parsed.group_id or task_id
+        self.spec = spec
+        self.plan = plan
+        self.seq = seq
+        self.created_at = created_at
+        self.created_time = created_time
+        self.duration = duration
+        self.state = "RUNNING"  # TaskState: RUNNING | SUCCESS | FAILED (A.2)
+        self.runner_state = "WAITING"  # RunnerTaskState: WAITING | PENDING | RUNNING | NONE (A.2)
+        self.pending_at: float = created_at
+        self.start_at: float | None = None
+        self.end_at: float | None = None  # planned end of the RUNNING phase
+        self.finished_at: float | None = None
+        self.deadlocked = False
+        self.version: str | None = None
+        self._segments: list[FakeSegment] = []
+        self.error_msg: str | None = None
+        self.ingestion_state = "NOT_STARTED"
+        self.availability_deadline: float | None = None
+        self.availability_confirmed = False
+        self.availability_wait_ms = 0
+        self.published_count: int | None = None
+        self.location: dict[str, Any] = {"host": None, "port": -1, "tlsPort": -1}
+
+    @property
+    def segments(self) -> list[dict[str, Any]]:
+        return [s.to_json() for s in self._segments]
+
+    @property
+    def is_active(self) -> bool:
+        return self.state == "RUNNING"
+
+    def __repr__(self) -> str:
+        return f"FakeTask({self.id!r}, state={self.state}, runner_state={self.runner_state})"
