@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# Single-machine Apache Druid for development and e2e tests, built from Maven Central jars.
+#
+#   bash dev/druid/druid.sh fetch            resolve Druid's runtime classpath into dev/druid/lib/ (mvn)
+#   bash dev/druid/druid.sh start            fetch if needed, start ZooKeeper, Coordinator(+Overlord, Derby),
+#                                            Historical, Indexer, Broker, Router; then wait until ready
+#   bash dev/druid/druid.sh wait [timeout_s] wait until the cluster can ingest and answer SQL (default 300)
+#   bash dev/druid/druid.sh stop             stop everything (TERM, then KILL stragglers); idempotent
+#   bash dev/druid/druid.sh status           one line per service
+#   bash dev/druid/druid.sh logs [service]   tail -f the log(s)
+#   bash dev/druid/druid.sh url              print the Router base URL (http://127.0.0.1:8888)
+#
+# Environment:
+#   DRUID_VERSION   Druid version to fetch (default: <druid.version> of dev/druid/pom.xml)
+#   DRUID_VAR_DIR   state directory: pids, logs, Derby, deep storage, segment cache (default dev/druid/var)
+#   DRUID_START_TIMEOUT  seconds `start` waits for readiness (default 300; 0 = do not wait)
+#   JAVA / MVN      java and mvn executables (default: from PATH)
+#
+# Everything listens on 127.0.0.1 only: ZooKeeper 2181, Derby 1527, Coordinator/Overlord 8081,
+# Broker 8082, Historical 8083, Indexer 8091, Router 8888.
+set -euo pipefail
+
+DRUID_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CONF_DIR="$DRUID_HOME/conf"
+LIB_DIR="$DRUID_HOME/lib"
+POM="$DRUID_HOME/pom.xml"
+STAMP="$LIB_DIR/.fetch-stamp"
+
+pom_version() {
+  sed -n 's:.*<druid.version>\(.*\)</druid.version>.*:\1:p' "$POM" | head -n1
+}
+DRUID_VERSION="${DRUID_VERSION:-$(pom_version)}"
+VAR_DIR="${DRUID_VAR_DIR:-$DRUID_HOME/var}"
+[[ "$VAR_DIR" == /* ]] || VAR_DIR="$PWD/$VAR_DIR"
+JAVA="${JAVA:-java}"
+MVN="${MVN:-mvn}"
+
+ROUTER_URL="http://127.0.0.1:8888"
+# start order; "zk" is ZooKeeper, the others are `org.apache.druid.cli.Main server <type>`
+SERVICES=(zk coordinator-overlord historical indexer broker router)
+
+log() { printf '[druid.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[druid.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+
+service_port() {
+  case "$1" in
+    zk) sed -n 's/^clientPort=//p' "$CONF_DIR/zk/zoo.cfg" ;;
+    *) sed -n 's/^druid.plaintextPort=//p' "$CONF_DIR/$1/runtime.properties" ;;
+  esac
+}
+
+server_type() {
+  case "$1" in
+    coordinator-overlord) echo coordinator ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# fetch
+# ---------------------------------------------------------------------------------------------------------
+stamp_value() {
+  local h
+  h="$(sha256sum "$POM" | cut -d' ' -f1)"
+  echo "pom=$h version=$DRUID_VERSION"
+}
+
+lib_complete() {
+  [[ -f "$STAMP" ]] && [[ "$(cat "$STAMP")" == "$(stamp_value)" ]] \
+    && compgen -G "$LIB_DIR/druid-services-$DRUID_VERSION.jar" >/dev/null
+}
+
+require_java() {
+  command -v "$JAVA" >/dev/null 2>&1 \
+    || die "java not found (JAVA=$JAVA). Druid $DRUID_VERSION needs Java 17 (or 11) on PATH."
+  local v
+  v="$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)"
+  if [[ -n "$v" && "$v" != 11 && "$v" != 17 ]]; then
+    log "warning: Java $v detected; Druid $DRUID_VERSION supports Java 11 and 17"
+  fi
+}
+
+cmd_fetch() {
+  if lib_complete; then
+    log "lib/ is complete for Druid $DRUID_VERSION ($(find "$LIB_DIR" -name '*.jar' | wc -l) jars), nothing to fetch"
+    return 0
+  fi
+  local svc
+  for svc in "${SERVICES[@]}"; do
+    service_pid "$svc" >/dev/null && die "lib/ must be (re)fetched for Druid $DRUID_VERSION but $svc is running from it: run 'druid.sh stop' first"
+  done
+  require_java
+  command -v "$MVN" >/dev/null 2>&1 \
+    || die "mvn not found (MVN=$MVN). Install Maven 3.6+ (e.g. apt-get install maven): it downloads Druid's jars from Maven Central."
+  log "fetching Druid $DRUID_VERSION runtime classpath from Maven Central into $LIB_DIR (first time: ~180 MB)"
+  local t0=$SECONDS
+  rm -rf "$LIB_DIR"
+  mkdir -p "$LIB_DIR"
+  if ! "$MVN" -B -q -f "$POM" -Ddruid.version="$DRUID_VERSION" -Ddruid.lib.dir="$LIB_DIR" \
+      dependency:copy-dependencies; then
+    rm -rf "$LIB_DIR"
+    die "mvn could not resolve org.apache.druid:druid-services:$DRUID_VERSION (see the output above). Note: on some mirrors only 33.0.0 is served; try DRUID_VERSION=33.0.0."
+  fi
+  compgen -G "$LIB_DIR/druid-services-$DRUID_VERSION.jar" >/dev/null \
+    || die "mvn finished but $LIB_DIR/druid-services-$DRUID_VERSION.jar is missing"
+  stamp_value >"$STAMP"
+  log "fetched $(find "$LIB_DIR" -name '*.jar' | wc -l) jars ($(du -sh "$LIB_DIR" | cut -f1)) in $((SECONDS - t0))s"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# process helpers
+# ---------------------------------------------------------------------------------------------------------
+pid_file() { echo "$VAR_DIR/run/$1.pid"; }
+log_file() { echo "$VAR_DIR/log/$1.log"; }
+
+# PID of a running service started by this script (checks the command line, so a recycled PID is ignored)
+service_pid() {
+  local f pid
+  f="$(pid_file "$1")"
+  [[ -f "$f" ]] || return 1
+  pid="$(cat "$f" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-Ddruid.devcluster.service=$1 " || return 1
+  echo "$pid"
+}
+
+java_opts_common() {
+  # the flags Druid's bin/run-java adds on Java >= 11 (required on 17)
+  printf '%s\n' \
+    --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
+    --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
+    --add-opens=java.base/java.nio=ALL-UNNAMED \
+    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
+    --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED \
+    --add-opens=java.base/java.io=ALL-UNNAMED \
+    --add-opens=java.base/java.lang=ALL-UNNAMED \
+    --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED \
+    -XX:+ExitOnOutOfMemoryError \
+    -Duser.timezone=UTC \
+    -Dfile.encoding=UTF-8 \
+    "-Djava.io.tmpdir=$VAR_DIR/tmp" \
+    -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager \
+    -Dlog4j.shutdownHookEnabled=true
+}
+
+# absolute-path properties (override the relative defaults of runtime.properties)
+druid_path_props() {
+  local svc="$1"
+  printf '%s\n' \
+    "-Ddruid.metadata.storage.connector.connectURI=jdbc:derby://127.0.0.1:1527/$VAR_DIR/metadata/druid.db;create=true" \
+    "-Ddruid.storage.storageDirectory=$VAR_DIR/segments" \
+    "-Ddruid.indexer.logs.directory=$VAR_DIR/indexing-logs" \
+    "-Ddruid.processing.tmpDir=$VAR_DIR/processing" \
+    "-Ddruid.log.path=$VAR_DIR/log"
+  case "$svc" in
+    coordinator-overlord)
+      printf '%s\n' "-Dderby.stream.error.file=$VAR_DIR/log/derby.log" "-Dderby.system.home=$VAR_DIR/metadata" ;;
+    historical)
+      printf '%s\n' "-Ddruid.segmentCache.locations=[{\"path\":\"$VAR_DIR/segment-cache\",\"maxSize\":\"20g\"}]" \
+        "-Ddruid.segmentCache.infoDir=$VAR_DIR/segment-cache-info" ;;
+    indexer)
+      printf '%s\n' "-Ddruid.indexer.task.baseTaskDir=$VAR_DIR/task" \
+        "-Ddruid.worker.baseTaskDirs=[\"$VAR_DIR/task\"]" \
+        "-Ddruid.indexer.task.hadoopWorkingPath=$VAR_DIR/hadoop-tmp" \
+        "-Ddruid.indexer.fork.property.druid.processing.tmpDir=$VAR_DIR/processing" ;;
+  esac
+}
+
+start_service() {
+  local svc="$1" pid
+  if pid="$(service_pid "$svc")"; then
+    log "$svc already running (pid $pid)"
+    return 0
+  fi
+  local -a opts=() args=()
+  mapfile -t opts < <(grep -v '^\s*\(#\|$\)' "$CONF_DIR/$svc/jvm.config")
+  local -a common=()
+  mapfile -t common < <(java_opts_common)
+  if [[ "$svc" == zk ]]; then
+    mkdir -p "$VAR_DIR/zk/data"
+    sed "s#@ZK_DATA_DIR@#$VAR_DIR/zk/data#" "$CONF_DIR/zk/zoo.cfg" >"$VAR_DIR/zk/zoo.cfg"
+    args=("${opts[@]}" "${common[@]}" "-Ddruid.devcluster.service=$svc" "-Ddruid.devcluster.var=$VAR_DIR"
+          -cp "$CONF_DIR/_common:$LIB_DIR/*"
+          org.apache.zookeeper.server.ZooKeeperServerMain "$VAR_DIR/zk/zoo.cfg")
+  else
+    local -a paths=()
+    mapfile -t paths < <(druid_path_props "$svc")
+    args=("${opts[@]}" "${common[@]}" "${paths[@]}" "-Ddruid.node.type=$(server_type "$svc")"
+          "-Ddruid.devcluster.service=$svc" "-Ddruid.devcluster.var=$VAR_DIR"
+          -cp "$CONF_DIR/$svc:$CONF_DIR/_common:$LIB_DIR/*"
+          org.apache.druid.cli.Main server "$(server_type "$svc")")
+  fi
+  local lf
+  lf="$(log_file "$svc")"
+  {
+    echo "=== $(date -u +%FT%TZ) starting $svc: $JAVA ${args[*]}"
+  } >>"$lf"
+  # own session, so a Ctrl-C of the caller does not kill the cluster; stdin from /dev/null
+  (cd "$VAR_DIR" && exec setsid "$JAVA" "${args[@]}" >>"$lf" 2>&1 </dev/null) &
+  echo $! >"$(pid_file "$svc")"
+  log "started $svc (pid $!, port $(service_port "$svc"), log $lf)"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+http_get() { curl -sS --max-time 5 "$@" 2>/dev/null; }
+
+service_healthy() {
+  local svc="$1" port
+  port="$(service_port "$svc")"
+  if [[ "$svc" == zk ]]; then
+    [[ "$(echo ruok | (exec 3<>"/dev/tcp/127.0.0.1/$port" && cat >&3 && cat <&3) 2>/dev/null)" == imok ]] && return 0
+    port_open "$port"
+    return
+  fi
+  [[ "$(http_get "http://127.0.0.1:$port/status/health")" == true ]]
+}
+
+wait_healthy() {
+  local svc="$1" deadline="$2"
+  while ! service_healthy "$svc"; do
+    if ! service_pid "$svc" >/dev/null; then
+      log "$svc exited during startup; last log lines:"
+      tail -n 40 "$(log_file "$svc")" >&2 || true
+      die "$svc failed to start (log: $(log_file "$svc"))"
+    fi
+    ((SECONDS < deadline)) || die "$svc not healthy after timeout (log: $(log_file "$svc"))"
+    sleep 0.5
+  done
+}
+
+check_ports_free() {
+  local svc port busy=()
+  for svc in "${SERVICES[@]}"; do
+    service_pid "$svc" >/dev/null && continue
+    port="$(service_port "$svc")"
+    port_open "$port" && busy+=("$svc:$port")
+  done
+  if port_open 1527 && ! service_pid coordinator-overlord >/dev/null; then busy+=("derby:1527"); fi
+  ((${#busy[@]} == 0)) || die "ports already in use by another process: ${busy[*]} (another Druid? run 'druid.sh stop' or free them)"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------------------------------------
+cmd_start() {
+  local t0=$SECONDS
+  cmd_fetch
+  require_java
+  mkdir -p "$VAR_DIR"/{run,log,tmp,zk,metadata,segments,indexing-logs,segment-cache,segment-cache-info,task,processing,hadoop-tmp}
+  check_ports_free
+  local deadline=$((SECONDS + 180))
+  start_service zk
+  wait_healthy zk "$deadline"
+  start_service coordinator-overlord
+  wait_healthy coordinator-overlord "$deadline"
+  local svc
+  for svc in historical indexer broker router; do
+    start_service "$svc"
+  done
+  for svc in historical indexer broker router; do
+    wait_healthy "$svc" "$deadline"
+  done
+  log "all services healthy after $((SECONDS - t0))s"
+  local timeout="${DRUID_START_TIMEOUT:-300}"
+  if ((timeout > 0)); then
+    cmd_wait "$timeout"
+  fi
+  log "start took $((SECONDS - t0))s; Router: $ROUTER_URL"
+}
+
+# readiness: every service healthy, overlord leader, >=1 worker, Broker answers SQL
+cmd_wait() {
+  local timeout="${1:-300}" t0=$SECONDS what=""
+  local deadline=$((SECONDS + timeout))
+  while true; do
+    what=""
+    local svc
+    for svc in "${SERVICES[@]}"; do
+      if ! service_healthy "$svc"; then what="$svc /status/health"; break; fi
+    done
+    if [[ -z "$what" ]]; then
+      if ! http_get "$ROUTER_URL/druid/indexer/v1/isLeader" | grep -q '"leader":true'; then
+        what="overlord leader (GET $ROUTER_URL/druid/indexer/v1/isLeader)"
+      elif ! http_get "$ROUTER_URL/druid/coordinator/v1/isLeader" | grep -q '"leader":true'; then
+        what="coordinator leader (GET $ROUTER_URL/druid/coordinator/v1/isLeader)"
+      elif ! http_get "$ROUTER_URL/druid/indexer/v1/workers" | grep -q '"worker"'; then
+        what="a registered worker (GET $ROUTER_URL/druid/indexer/v1/workers)"
+      elif ! http_get -H 'Content-Type: application/json' -d '{"query":"SELECT 1"}' \
+          "$ROUTER_URL/druid/v2/sql" | grep -qF '"EXPR$0":1'; then
+        what="Broker SQL (SELECT 1 via $ROUTER_URL/druid/v2/sql)"
+      fi
+    fi
+    if [[ -z "$what" ]]; then
+      log "cluster ready ($((SECONDS - t0))s waited): $ROUTER_URL"
+      return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      log "not ready after ${timeout}s: waiting for $what"
+      cmd_status >&2 || true
+      return 1
+    fi
+    sleep 1
+  done
+}
+
+# stop some services: SIGTERM, wait up to $1 seconds, then SIGKILL the stragglers
+stop_services() {
+  local timeout="$1" svc pid i
+  shift
+  local -a pids=() names=()
+  for svc in "$@"; do
+    if pid="$(service_pid "$svc")"; then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid"); names+=("$svc")
+      log "stopping $svc (pid $pid)"
+    fi
+  done
+  ((${#pids[@]} > 0)) || return 0
+  local deadline=$((SECONDS + timeout)) killed=0
+  while true; do
+    local -a alive=()
+    for i in "${!pids[@]}"; do
+      # a zombie has an empty cmdline, so service_pid no longer matches it
+      service_pid "${names[$i]}" >/dev/null && alive+=("$i")
+    done
+    ((${#alive[@]} == 0)) && return 0
+    if ((SECONDS >= deadline)); then
+      ((killed)) && { log "could not kill: ${alive[*]}"; return 1; }
+      for i in "${alive[@]}"; do
+        log "${names[$i]} (pid ${pids[$i]}) still running after ${timeout}s: SIGKILL"
+        kill -KILL "${pids[$i]}" 2>/dev/null || true
+      done
+      killed=1
+      deadline=$((SECONDS + 10))
+    fi
+    sleep 0.5
+  done
+}
+
+cmd_stop() {
+  # dependents first (they deregister from ZooKeeper and the Coordinator), then the Coordinator
+  # (stops Derby), then ZooKeeper; stopping ZooKeeper early makes the others hang on shutdown.
+  local rc=0 svc
+  stop_services 30 router broker indexer historical || rc=1
+  stop_services 30 coordinator-overlord || rc=1
+  stop_services 15 zk || rc=1
+  ((rc == 0)) || die "some services could not be stopped (see above)"
+  for svc in "${SERVICES[@]}"; do rm -f "$(pid_file "$svc")"; done
+  log "stopped"
+}
+
+cmd_status() {
+  local svc pid port state rc=0
+  for svc in "${SERVICES[@]}"; do
+    port="$(service_port "$svc")"
+    if pid="$(service_pid "$svc")"; then
+      if service_healthy "$svc"; then state="healthy"; else state="starting/unhealthy"; rc=1; fi
+      local rss
+      rss="$(ps -o rss= -p "$pid" 2>/dev/null | tr -d ' ')"
+      printf '%-22s pid %-8s port %-5s %-18s rss %s MB\n' "$svc" "$pid" "$port" "$state" "$((${rss:-0} / 1024))"
+    else
+      printf '%-22s %-12s port %-5s %s\n' "$svc" "-" "$port" "stopped"
+      rc=1
+    fi
+  done
+  return $rc
+}
+
+cmd_logs() {
+  mkdir -p "$VAR_DIR/log"
+  if [[ $# -ge 1 ]]; then
+    tail -n 200 -F "$(log_file "$1")"
+  else
+    tail -n 20 -F "$VAR_DIR"/log/*.log
+  fi
+}
+
+usage() {
+  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+main() {
+  local cmd="${1:-}"
+  shift || true
+  case "$cmd" in
+    fetch) cmd_fetch ;;
+    start) cmd_start ;;
+    wait) cmd_wait "$@" ;;
+    stop) cmd_stop ;;
+    restart) cmd_stop; cmd_start ;;
+    status) cmd_status ;;
+    logs) cmd_logs "$@" ;;
+    url) echo "$ROUTER_URL" ;;
+    -h | --help | help) usage ;;
+    *) usage >&2; exit 2 ;;
+  esac
+}
+
+main "$@"
