@@ -123,6 +123,10 @@ class ClientFacade:
         timeout: float,
         schedule: PollSchedule | None = None,
         on_poll: Any = None,
+        on_never: str = "fail",
     ) -> Any:
-        """HandoffResult once loaded/nothing/superseded/never; DruidWaitTimeoutError after ``timeout``."""
-        return self._run(ops.wait_for_handoff(target, timeout, schedule, on_poll))
+        """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``).
+
+        Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``.
+        """
+        return self._run(ops.wait_for_handoff(target, timeout, schedule, on_poll, on_never=on_never))

@@ -20,6 +20,7 @@ from .errors import (
     DruidValidationError,
     DruidWaitTimeoutError,
     DuplicateTaskIdError,
+    HandoffNeverError,
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
@@ -157,13 +158,26 @@ def wait_for_handoff(
     schedule: PollSchedule | None = None,
     on_poll: Callable[[HandoffResult], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    on_never: str = "fail",
 ) -> Operation[HandoffResult]:
-    """Poll :func:`check_handoff` until done or ``never`` (returned, the caller decides), or timeout."""
+    """Poll :func:`check_handoff` until done, or timeout.
+
+    ``never`` (zero-replica or drop rules) raises HandoffNeverError with ``on_never="fail"`` and is
+    returned with ``on_never="pass"`` (data kept only in deep storage is a valid setup for some tiers).
+    """
+    if on_never not in ("fail", "pass"):
+        raise ValueError(f"on_never must be 'fail' or 'pass', not {on_never!r}")
     schedule = schedule or PollSchedule()
     deadline = clock() + timeout
     polls = 0
     while True:
         result = yield from check_handoff(target)
+        if result.state == "never" and on_never == "fail":
+            raise HandoffNeverError(
+                f"segments of Druid task {target.task_id} will never load: {result.detail} "
+                f"({', '.join(result.never[:3])}{'...' if len(result.never) > 3 else ''}); "
+                "fix the datasource's load rules, or pass on_never='pass' to accept deep-storage-only data"
+            )
         if result.done or result.state == "never":
             return result
         if on_poll is not None:

@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from airflow_provider_druid_ingest.core import AsyncDruidClient, ClusterConfig, DruidClient
-from airflow_provider_druid_ingest.core.errors import DruidTaskFailedError, UnknownTaskError
+from airflow_provider_druid_ingest.core.errors import DruidTaskFailedError, HandoffNeverError, UnknownTaskError
 from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
 
 from .conftest import FAST_RETRY
@@ -234,7 +234,9 @@ def test_handoff_zero_replicas_is_never(fake_druid: FakeDruid, make_client) -> N
     task_id = client.ensure_submitted(spec).task_id
     client.wait_for_task(task_id, timeout=20)
     target = client.handoff_target(task_id, "events_web", interval_of(spec))
-    assert client.wait_for_handoff(target, timeout=10).state == "never"
+    assert client.wait_for_handoff(target, timeout=10, on_never="pass").state == "never"
+    with pytest.raises(HandoffNeverError, match="will never load"):
+        client.wait_for_handoff(target, timeout=10)
 
 
 def test_handoff_no_rows_is_nothing(fake_druid: FakeDruid, make_client) -> None:
