@@ -49,10 +49,11 @@ class AiohttpTransport:
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if hc.body is not None:
             headers["Content-Type"] = "application/json"
-        auth = aiohttp.BasicAuth(*self.config.auth) if hc.send_auth and self.config.auth else None
+        if hc.send_auth and self.config.auth is not None:
+            headers["Authorization"] = self.config.authorization_header() or ""
         try:
             async with self._get_session().request(
-                hc.method, hc.url, data=hc.body, headers=headers, auth=auth, allow_redirects=False
+                hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False
             ) as resp:
                 body = await resp.read()
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method)

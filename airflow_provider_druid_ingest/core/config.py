@@ -126,6 +126,14 @@ class ClusterConfig:
             return self.username, self.password.reveal()
         return None
 
+    def authorization_header(self) -> str | None:
+        """The ``Authorization`` value both transports send (only to trusted hosts; see ``exchange``)."""
+        if self.auth is None:
+            return None
+        import base64
+
+        return "Basic " + base64.b64encode(":".join(self.auth).encode()).decode("ascii")
+
     def trusted_netlocs(self) -> set[tuple[str, str, int]]:
         """The (scheme, host, port) triples that may receive credentials."""
         found = {

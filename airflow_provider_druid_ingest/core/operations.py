@@ -114,13 +114,24 @@ def wait_for_task(
 def handoff_target(
     task_id: str, datasource: str, intervals: list[str], append: bool = False
 ) -> Operation[HandoffTarget]:
-    """Fix what "loaded" means for a SUCCESS task: its createdTime as version floor, its publish count."""
+    """Fix what "loaded" means for a SUCCESS task: its createdTime as version floor, its publish count.
+
+    Without ``intervals`` the task's own ``granularitySpec.intervals`` are used (read from its payload).
+    """
     status = yield from call(ep.status(task_id), ep.parse_status)
     if status.state != SUCCESS:
         raise DruidError(f"handoff is only defined for a SUCCESS task; {task_id} is {status.phase}")
     report = yield from call(ep.reports(task_id), ep.parse_reports)
     payload = ((report or {}).get("ingestionStatsAndErrors") or {}).get("payload") or {}
     published = payload.get("segmentsPublished")
+    if not intervals:
+        task = yield from call(ep.task_payload(task_id), ep.parse_task_payload)
+        granularity = ((task.get("spec") or {}).get("dataSchema") or {}).get("granularitySpec") or {}
+        intervals = [str(i) for i in granularity.get("intervals") or []]
+        if not intervals:
+            raise DruidError(
+                f"cannot check handoff of {task_id}: neither the caller nor the task's spec names intervals"
+            )
     return HandoffTarget(
         task_id=task_id,
         datasource=datasource or status.datasource or "",

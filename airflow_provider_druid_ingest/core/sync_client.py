@@ -34,13 +34,14 @@ class RequestsTransport:
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if hc.body is not None:
             headers["Content-Type"] = "application/json"
+        if hc.send_auth and self.config.auth is not None:
+            headers["Authorization"] = self.config.authorization_header() or ""
         try:
             resp = self.session.request(
                 hc.method,
                 hc.url,
                 data=hc.body,
                 headers=headers,
-                auth=self.config.auth if hc.send_auth else None,
                 verify=self.config.tls_verify,
                 timeout=(self.config.connect_timeout, self.config.read_timeout),
                 allow_redirects=False,

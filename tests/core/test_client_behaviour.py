@@ -264,3 +264,13 @@ def test_handoff_replace_with_no_rows_waits_for_tombstones(fake_druid: FakeDruid
     assert client.check_handoff(target).state == "pending"
     fake_druid.resume_loading()
     assert client.wait_for_handoff(target, timeout=10).state == "loaded"
+
+
+def test_handoff_target_reads_intervals_from_the_task(fake_druid: FakeDruid, make_client) -> None:
+    client = make_client()
+    spec = day_spec()
+    task_id = client.ensure_submitted(spec).task_id
+    client.wait_for_task(task_id, timeout=20)
+    target = client.handoff_target(task_id, "events_web", [])
+    assert list(target.intervals) == interval_of(spec)
+    assert client.wait_for_handoff(target, timeout=10).state == "loaded"

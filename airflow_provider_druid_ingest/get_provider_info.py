@@ -1,0 +1,115 @@
+"""Provider metadata for Airflow's ProvidersManager (entry point ``apache_airflow_provider``).
+
+Read without importing the hook: the React connection form is built from ``conn-fields`` and
+``ui-field-behaviour`` here (``get_connection_form_widgets`` is deprecated since Airflow 3.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PACKAGE = "airflow_provider_druid_ingest"
+INTEGRATION = "Apache Druid (native batch ingestion)"
+
+
+def _str_field(label: str, description: str, *, secret: bool = False, fmt: str | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": ["string", "null"]}
+    if secret:
+        schema["format"] = "password"
+    elif fmt:
+        schema["format"] = fmt
+    return {"label": label, "description": description, "schema": schema}
+
+
+def get_provider_info() -> dict[str, Any]:
+    from airflow_provider_druid_ingest import __version__
+
+    return {
+        "package-name": "airflow-provider-druid-ingest",
+        "name": "Druid Ingest",
+        "description": "Drive Apache Druid native batch ingestion: idempotent submits, deferrable waits and a "
+        "handoff gate that succeeds only when the data is queryable.",
+        "versions": [__version__],
+        "integrations": [
+            {
+                "integration-name": INTEGRATION,
+                "external-doc-url": "https://druid.apache.org/docs/latest/ingestion/native-batch",
+                "tags": ["software"],
+            }
+        ],
+        "operators": [
+            {
+                "integration-name": INTEGRATION,
+                "python-modules": [f"{PACKAGE}.operators.submit", f"{PACKAGE}.operators.ingest"],
+            }
+        ],
+        "sensors": [
+            {
+                "integration-name": INTEGRATION,
+                "python-modules": [f"{PACKAGE}.sensors.task", f"{PACKAGE}.sensors.handoff"],
+            }
+        ],
+        "hooks": [{"integration-name": INTEGRATION, "python-modules": [f"{PACKAGE}.hooks.druid"]}],
+        "triggers": [
+            {
+                "integration-name": INTEGRATION,
+                "python-modules": [f"{PACKAGE}.triggers.task", f"{PACKAGE}.triggers.handoff"],
+            }
+        ],
+        "connection-types": [
+            {
+                "connection-type": "druid_cluster",
+                "hook-class-name": f"{PACKAGE}.hooks.druid.DruidHook",
+                "hook-name": "Druid cluster (native batch ingestion)",
+                "ui-field-behaviour": {
+                    "hidden-fields": [],
+                    "relabeling": {
+                        "host": "Router / Overlord URL",
+                        "login": "Username",
+                        "schema": "Scheme (http/https)",
+                    },
+                    "placeholders": {
+                        "host": "https://druid-router.example.com:9088",
+                        "port": "8888",
+                        "schema": "http",
+                        "login": "druid_system (basic auth, optional)",
+                    },
+                },
+                "conn-fields": {
+                    "use_https": {
+                        "label": "Use HTTPS",
+                        "description": "Force https when host has no scheme (TLS ports 443/8281/8282/8290/9088 "
+                        "imply it).",
+                        "schema": {"type": ["boolean", "null"], "default": False},
+                    },
+                    "overlord_url": _str_field("Overlord URL", "Overrides host for Overlord calls.", fmt="url"),
+                    "coordinator_url": _str_field(
+                        "Coordinator URL", "Overrides host for Coordinator calls (handoff checks).", fmt="url"
+                    ),
+                    "broker_url": _str_field("Broker URL", "Overrides host for Druid SQL.", fmt="url"),
+                    "console_url": _str_field(
+                        "Web console URL", "Base URL for task links (default: host).", fmt="url"
+                    ),
+                    "verify": {
+                        "label": "Verify TLS certificates",
+                        "schema": {"type": ["boolean", "null"], "default": True},
+                    },
+                    "ca_bundle": _str_field("CA bundle path", "PEM file to verify the cluster's certificates."),
+                    "connect_timeout": {
+                        "label": "Connect timeout (s)",
+                        "schema": {"type": ["number", "null"], "default": 10, "minimum": 0},
+                    },
+                    "read_timeout": {
+                        "label": "Read timeout (s)",
+                        "schema": {"type": ["number", "null"], "default": 60, "minimum": 0},
+                    },
+                    "trusted_hosts": _str_field(
+                        "Trusted hosts",
+                        "Comma-separated host:port that may receive credentials on Overlord/Coordinator leader "
+                        "redirects.",
+                    ),
+                },
+            }
+        ],
+        "extra-links": [f"{PACKAGE}.links.DruidTaskLink"],
+    }

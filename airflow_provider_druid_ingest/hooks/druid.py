@@ -1,0 +1,200 @@
+"""``DruidHook``: an Airflow connection of type ``druid_cluster`` turned into the core's Druid clients.
+
+Why ``airflow.sdk.BaseHook`` and not ``HttpHook`` (apache-airflow-providers-http): every Druid call goes
+through the package's own sans-I/O core (``airflow_provider_druid_ingest.core``), which owns retries,
+leader redirects (credentials only to configured hosts), timeouts and the error taxonomy, for both the
+sync (requests) and async (aiohttp) clients. ``HttpHook.run``/``HttpAsyncHook.run`` would duplicate all of
+that with different rules (tenacity retries, redirects followed by requests, ``extra`` headers), so the
+only thing the hook does is map a connection to a :class:`~airflow_provider_druid_ingest.core.ClusterConfig`.
+No dependency on providers-http is needed.
+
+Importing this module is cheap: the clients (requests / aiohttp) are imported when first asked for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseHook
+
+from airflow_provider_druid_ingest.core.config import ClusterConfig
+from airflow_provider_druid_ingest.core.errors import DruidError
+
+if TYPE_CHECKING:
+    from airflow.sdk import Connection
+
+    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+    from airflow_provider_druid_ingest.core.retry import RetryPolicy
+    from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
+CONN_TYPE = "druid_cluster"
+#: Druid's default TLS ports (Coordinator, Broker, Historical, Overlord, MiddleManager, Router) and 443
+TLS_PORTS = frozenset({443, 8281, 8282, 8283, 8290, 8291, 9088})
+_TRUE = ("1", "true", "yes", "on", "y", "t")
+
+
+def _as_bool(value: Any, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE
+
+
+def _as_float(value: Any, default: float) -> float:
+    if value is None or value == "":
+        return default
+    return float(value)
+
+
+def _as_hosts(value: Any) -> tuple[str, ...]:
+    if not value:
+        return ()
+    items = value if isinstance(value, list | tuple) else str(value).replace(";", ",").split(",")
+    return tuple(str(item).strip() for item in items if str(item).strip())
+
+
+def base_url_from(host: str | None, port: int | None, schema: str | None, use_https: Any = None) -> str:
+    """The Druid entry-point URL from a connection's host/port/schema (host may be a full URL)."""
+    if not host:
+        raise ValueError("the druid_cluster connection needs a host (e.g. http://router:8888 or router.example.com)")
+    host = host.strip().rstrip("/")
+    if "://" in host:
+        scheme, rest = host.split("://", 1)
+    else:
+        explicit = (schema or "").strip().lower()
+        if explicit in ("http", "https"):
+            scheme = explicit
+        elif _as_bool(use_https, False) or (port in TLS_PORTS):
+            scheme = "https"
+        else:
+            scheme = "http"
+        rest = host
+    netloc, sep, path = rest.partition("/")
+    if port and not netloc.rsplit("@", 1)[-1].rpartition("]")[2].count(":"):
+        netloc = f"{netloc}:{port}"
+    if scheme == "http" and _as_bool(use_https, False):
+        scheme = "https"
+    return f"{scheme}://{netloc}{sep}{path}"
+
+
+def config_from_connection(conn: Connection, extra: dict[str, Any]) -> ClusterConfig:
+    """Map an Airflow connection (and its already-parsed ``extra``) to a :class:`ClusterConfig`."""
+    url = base_url_from(conn.host, conn.port, conn.schema, extra.get("use_https"))
+    return ClusterConfig(
+        url=url,
+        overlord_url=extra.get("overlord_url") or None,
+        coordinator_url=extra.get("coordinator_url") or None,
+        broker_url=extra.get("broker_url") or None,
+        console_url=extra.get("console_url") or None,
+        username=conn.login or None,
+        password=conn.password or None,
+        verify=_as_bool(extra.get("verify"), True),
+        ca_bundle=extra.get("ca_bundle") or None,
+        connect_timeout=_as_float(extra.get("connect_timeout"), 10.0),
+        read_timeout=_as_float(extra.get("read_timeout"), 60.0),
+        trusted_hosts=_as_hosts(extra.get("trusted_hosts")),
+    )
+
+
+class DruidHook(BaseHook):
+    """Clients for one Druid cluster, configured by an Airflow connection of type ``druid_cluster``.
+
+    Connection fields: **host** is the Router (or Coordinator-as-Overlord) URL or host name; **port** and
+    **schema** (``http``/``https``) are honoured when host is not a full URL; https is also used when the
+    ``use_https`` extra is true or the port is a Druid TLS port (443, 8281, 8282, 8290, 9088, ...).
+    **login**/**password** are Druid basic-auth credentials. Extras: ``overlord_url``, ``coordinator_url``,
+    ``broker_url`` (per-service overrides), ``console_url`` (web-console base for links), ``verify`` (TLS
+    verification, default true), ``ca_bundle`` (path), ``connect_timeout``/``read_timeout`` (seconds) and
+    ``trusted_hosts`` (comma-separated ``host:port`` allowed to receive credentials on leader redirects).
+
+    :param druid_conn_id: the connection id (default ``druid_cluster_default``)
+    :param retry: optional :class:`~airflow_provider_druid_ingest.core.retry.RetryPolicy` for every call
+    """
+
+    conn_name_attr = "druid_conn_id"
+    default_conn_name = "druid_cluster_default"
+    conn_type = CONN_TYPE
+    hook_name = "Druid cluster (native batch ingestion)"
+
+    def __init__(self, druid_conn_id: str = default_conn_name, retry: RetryPolicy | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.druid_conn_id = druid_conn_id
+        self.retry = retry
+        self._config: ClusterConfig | None = None
+
+    # ---- configuration ------------------------------------------------------------------------
+
+    def get_config(self) -> ClusterConfig:
+        """The cluster config from the connection (sync; use :meth:`aget_config` on an event loop)."""
+        if self._config is None:
+            conn = self.get_connection(self.druid_conn_id)
+            self._config = config_from_connection(conn, conn.extra_dejson)
+        return self._config
+
+    async def aget_config(self) -> ClusterConfig:
+        """The cluster config, fetched without blocking the event loop (triggers, async tasks)."""
+        if self._config is None:
+            from airflow.providers.common.compat.connection import get_async_connection, get_async_extra_dejson
+
+            conn = await get_async_connection(self.druid_conn_id, hook=self)
+            extra = await get_async_extra_dejson(conn)
+            self._config = config_from_connection(conn, extra)
+        return self._config
+
+    # ---- clients ------------------------------------------------------------------------------
+
+    def get_client(self) -> DruidClient:
+        """A synchronous :class:`~airflow_provider_druid_ingest.core.sync_client.DruidClient` (close it)."""
+        from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
+        return DruidClient(self.get_config(), self.retry)
+
+    def get_conn(self) -> DruidClient:
+        return self.get_client()
+
+    async def get_async_client(self) -> AsyncDruidClient:
+        """An :class:`~airflow_provider_druid_ingest.core.async_client.AsyncDruidClient`; use ``async with``."""
+        from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+
+        return AsyncDruidClient(await self.aget_config(), self.retry)
+
+    def console_task_url(self, druid_task_id: str) -> str:
+        """Web-console deep link for a task (never contains credentials)."""
+        return self.get_config().console_task_url(druid_task_id)
+
+    def sql(self, query: str, parameters: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """Run Druid SQL on the Broker and return the rows as dicts."""
+        with self.get_client() as client:
+            return client.sql(query, parameters)
+
+    # ---- UI "Test" button ---------------------------------------------------------------------
+
+    def test_connection(self) -> tuple[bool, str]:
+        """Check ``/status/health``, Overlord leadership, and the credentials (on ``/workers``).
+
+        Health and ``isLeader`` are unsecured in Druid, so the worker listing is what proves the login:
+        401 fails the test; 403 (authenticated, but no STATE READ) passes with a note.
+        """
+        from airflow_provider_druid_ingest.core.errors import DruidAuthError
+        from airflow_provider_druid_ingest.core.retry import RetryPolicy
+        from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
+        try:
+            config = self.get_config()
+            where = config.base_url("overlord")
+            with DruidClient(config, self.retry or RetryPolicy(max_attempts=2, deadline=15.0)) as client:
+                if not client.health("overlord"):
+                    return False, f"Druid at {where} reports itself unhealthy"
+                if not client.is_leader():
+                    return False, f"{where} answers but is not the Overlord leader"
+                try:
+                    capacity = client.capacity()
+                    slots = f"{capacity.free_slots}/{capacity.total_slots} task slots free"
+                except DruidAuthError as exc:
+                    if exc.status != 403:
+                        raise
+                    slots = "credentials accepted (no STATE READ permission to list workers)"
+        except (DruidError, ValueError) as exc:
+            return False, f"Druid connection failed: {exc}"
+        return True, f"Connected to Druid at {where}: healthy, Overlord leader, {slots}"

@@ -1,0 +1,1 @@
+"""Airflow triggers (run in the triggerer): wait for a Druid task, then for its segments to be served."""

@@ -1,0 +1,153 @@
+"""DruidTaskTrigger / DruidHandoffTrigger over real sockets against FakeDruid."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from importlib import import_module
+
+import pytest
+
+from airflow_provider_druid_ingest.hooks.druid import DruidHook
+from airflow_provider_druid_ingest.testing import TaskPlan, index_parallel_spec
+from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
+from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+
+from .conftest import PASSWORD, conn_json
+
+TASK = "/druid/indexer/v1/task"
+FAST = {"poll_interval": 0.05, "max_poll_interval": 0.2}
+
+
+def import_string(path: str):
+    module, _, name = path.rpartition(".")
+    return getattr(import_module(module), name)
+
+
+def posts(fake) -> list:
+    return [r for r in fake.requests if r.method == "POST" and r.path == TASK]
+
+
+def shutdowns(fake) -> list:
+    return [r for r in fake.requests if r.method == "POST" and r.path.endswith("/shutdown")]
+
+
+def submit(datasource: str = "wiki") -> str:
+    with DruidHook().get_client() as client:
+        return client.ensure_submitted(
+            index_parallel_spec(datasource), datasource=datasource, intervals=["2024-01-01/2024-01-02"]
+        ).task_id
+
+
+async def first_event(trigger) -> dict:
+    return (await trigger.run().__anext__()).payload
+
+
+def test_serialize_round_trip_has_only_primitives_and_no_task_id():
+    for trigger in (
+        DruidTaskTrigger(druid_task_id="ingest_x_1", conn_id="c", end_time=123.0, retry={"max_attempts": 2}),
+        DruidHandoffTrigger(
+            target={"task_id": "ingest_x_1", "datasource": "wiki", "intervals": ["2024-01-01/2024-01-02"],
+                    "min_version": "2024-05-01T00:00:00.000Z", "append": False, "segments_published": 1},
+            conn_id="c", end_time=123.0,
+        ),
+    ):
+        classpath, kwargs = trigger.serialize()
+        assert classpath.startswith("airflow_provider_druid_ingest.triggers.")
+        assert "task_id" not in kwargs
+        assert import_string(classpath)(**kwargs).serialize() == (classpath, kwargs)
+        assert all(isinstance(v, str | int | float | bool | dict | type(None)) for v in kwargs.values())
+    trigger = DruidTaskTrigger(druid_task_id="x")
+    assert trigger.task_id is None and trigger.druid_task_id == "x"  # BaseTrigger owns `task_id`, we don't touch it
+
+
+async def test_success_event_with_report_summary(druid_conn):
+    druid_task_id = await asyncio.to_thread(submit)
+    event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
+    assert event["status"] == "success", event
+    assert event["druid_task_id"] == druid_task_id
+    assert set(event) == {"status", "druid_task_id", "message", "summary", "summary_text"}
+    assert isinstance(event["summary"], dict) and event["summary_text"]
+
+
+async def test_failed_event_carries_error_and_summary(druid_conn):
+    druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="Max parse exceptions exceeded", unparseable=3))
+    druid_task_id = await asyncio.to_thread(submit)
+    event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
+    assert event["status"] == "failed"
+    assert "Max parse exceptions exceeded" in event["message"]
+    assert "Max parse exceptions exceeded" in (event["summary_text"] or "")
+
+
+async def test_rebuilt_trigger_resumes_polling_without_a_second_post(druid_conn):
+    druid_conn.plan_next_task(TaskPlan(duration=1.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    first = DruidTaskTrigger(druid_task_id=druid_task_id, **FAST)
+    running = asyncio.ensure_future(first_event(first))
+    await asyncio.sleep(0.3)
+    assert not running.done()
+    running.cancel()  # what a triggerer restart does
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    await first.cleanup()
+    classpath, kwargs = first.serialize()
+    event = await first_event(import_string(classpath)(**kwargs))
+    assert event["status"] == "success"
+    assert len(posts(druid_conn)) == 1
+    assert shutdowns(druid_conn) == []  # cleanup() never shuts the task down
+
+
+async def test_timeout_event_when_end_time_passed(druid_conn):
+    druid_conn.plan_next_task(TaskPlan(duration=5.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, end_time=time.time() - 1, **FAST))
+    assert event["status"] == "timeout"
+    assert druid_task_id in event["message"]
+
+
+async def test_error_event_on_fatal_401(fake, monkeypatch):
+    monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(fake.url, password="wrong-pw"))
+    event = await first_event(DruidTaskTrigger(druid_task_id="ingest_wiki_x", **FAST))
+    assert event["status"] == "error"
+    assert "401" in event["message"]
+    assert "wrong-pw" not in event["message"] and PASSWORD not in event["message"]
+
+
+async def test_error_event_on_unreachable_port(monkeypatch):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(f"http://127.0.0.1:{port}"))
+    trigger = DruidTaskTrigger(druid_task_id="ingest_wiki_x", retry={"max_attempts": 1}, **FAST)
+    event = await first_event(trigger)
+    assert event["status"] == "error"
+    assert "connection failed" in event["message"]
+
+
+async def test_on_kill_shuts_down_once_and_honours_flag(druid_conn):
+    druid_conn.plan_next_task(TaskPlan(duration=5.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    await DruidTaskTrigger(druid_task_id=druid_task_id, shutdown_on_kill=False).on_kill()
+    assert shutdowns(druid_conn) == []
+    await DruidTaskTrigger(druid_task_id=druid_task_id).on_kill()
+    assert len(shutdowns(druid_conn)) == 1
+    event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
+    assert event["status"] == "failed"
+
+
+async def test_handoff_trigger_success_and_timeout(druid_conn):
+    druid_task_id = await asyncio.to_thread(submit)
+    assert (await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST)))["status"] == "success"
+    with DruidHook().get_client() as client:
+        target = client.handoff_target(druid_task_id, "wiki", ["2024-01-01/2024-01-02"])
+    druid_conn.pause_loading()
+    paused = DruidHandoffTrigger(target=target.to_dict(), end_time=time.time() + 0.3, **FAST)
+    event = await first_event(paused)
+    assert event["status"] == "timeout", event
+    druid_conn.resume_loading()
+    classpath, kwargs = paused.serialize()
+    kwargs["end_time"] = time.time() + 10
+    event = await first_event(import_string(classpath)(**kwargs))
+    assert event["status"] == "success", event
+    assert event["result"]["state"] == "loaded"
