@@ -74,8 +74,8 @@ with DAG(
         end = data_interval_end.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         rows = DruidHook().sql(
             f'SELECT COUNT(*) AS rollup_rows, SUM("rows") AS input_rows FROM "{DATASOURCE}" '
-            "WHERE __time >= TIMESTAMP ? AND __time < TIMESTAMP ?",
-            parameters=[{"type": "VARCHAR", "value": start}, {"type": "VARCHAR", "value": end}],
+            "WHERE __time >= ? AND __time < ?",
+            parameters=[{"type": "TIMESTAMP", "value": start}, {"type": "TIMESTAMP", "value": end}],
         )
         counts = rows[0] if rows else {"rollup_rows": 0, "input_rows": 0}
         print(f"{DATASOURCE} {start}..{end}: {counts} (Druid task {druid_task_id})")

@@ -51,8 +51,8 @@ with DAG(
         start = data_interval_start.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         end = data_interval_end.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         rows = DruidHook().sql(
-            f'SELECT COUNT(*) AS n FROM "{DATASOURCE}" WHERE __time >= TIMESTAMP ? AND __time < TIMESTAMP ?',
-            parameters=[{"type": "VARCHAR", "value": start}, {"type": "VARCHAR", "value": end}],
+            f'SELECT COUNT(*) AS n FROM "{DATASOURCE}" WHERE __time >= ? AND __time < ?',
+            parameters=[{"type": "TIMESTAMP", "value": start}, {"type": "TIMESTAMP", "value": end}],
         )
         count = int(rows[0]["n"]) if rows else 0
         print(f"{DATASOURCE} {start}..{end}: {count} rows (Druid task {druid_task_id})")

@@ -15,7 +15,7 @@ events="$root/var/events"
 export AIRFLOW_HOME="$root/.airflow-home"
 export AIRFLOW__CORE__DAGS_FOLDER="$root/dags"
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
-export AIRFLOW__LOGGING__LOGGING_LEVEL=WARNING
+export AIRFLOW__LOGGING__LOGGING_LEVEL=INFO
 export AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT="{\"conn_type\": \"druid_cluster\", \"host\": \"$url\"}"
 export AIRFLOW_VAR_DRUID_EVENTS_ROOT="$events"
 .venv/bin/airflow db migrate >/dev/null
@@ -25,5 +25,7 @@ next_day="$(.venv/bin/python -c "import datetime,sys; print(datetime.date.fromis
 start=$(date +%s)
 .venv/bin/airflow dags test example_druid_daily "$next_day" > "$root/var/demo-dag-test.log" 2>&1 || {
   tail -50 "$root/var/demo-dag-test.log"; echo "demo: the DAG run failed (full log: var/demo-dag-test.log)" >&2; exit 1; }
-echo "demo: DAG run finished in $(( $(date +%s) - start ))s (log: var/demo-dag-test.log)"
+echo "demo: DAG run finished in $(( $(date +%s) - start ))s (log: var/demo-dag-test.log); what the tasks said:"
+sed -nE 's/^[^ ]+ \[[a-z ]+\] (.*) \[([a-z_.]*\.)?airflow_provider_druid_ingest\.[a-z_.]+\.([A-Za-z]+)\].*$/  \3: \1/p' \
+  "$root/var/demo-dag-test.log" | cut -c1-220 || true
 .venv/bin/python scripts/demo_report.py --url "$url" --day "$DAY" --events "$events"

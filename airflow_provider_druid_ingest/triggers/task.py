@@ -178,8 +178,10 @@ class DruidTaskTrigger(DruidPollingTrigger):
 
     async def _log_progress(self, client: AsyncDruidClient, status: TaskStatus) -> None:
         summary = await report_summary(client, self.druid_task_id)
-        line = summary.progress_line() if summary is not None else "no report yet"
-        self.log.info("Druid task %s %s: %s", self.druid_task_id, status.phase, line)
+        if summary is None:
+            self.log.info("Druid task %s %s: no report yet", self.druid_task_id, status.phase)
+        else:
+            self.log.info("Druid task %s: %s", status.phase, summary.progress_line())
 
     async def on_kill(self) -> None:
         """A user killed the deferred task: shut the Druid task down (``cleanup`` never does)."""
