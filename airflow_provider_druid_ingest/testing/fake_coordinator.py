@@ -108,17 +108,21 @@ async def get_handoff_complete(ctx: Ctx) -> web.Response:
 
 
 def _load_counts(ctx: Ctx, segs: list[FakeSegment]) -> tuple[int, int, int]:
-    """-> (total, unavailable, under-replicated for rules that want replicas)."""
+    """-> (total, unavailable, missing replicas). One historical holds at most one copy, so with the default
+    rule's 2 replicas every loaded segment still misses one (Druid 33, RECORDED.md §9: `full` -> 24 for 24
+    loaded segments; right after loading, before the next coordinator run, real Druid can report 2 per segment)."""
     unavailable = [s for s in segs if s.served_at is None]
-    under = [s for s in unavailable if ctx.state.replicas(s) > 0]
-    return len(segs), len(unavailable), len(under)
+    under = sum(max(ctx.state.replicas(s) - (s.served_at is not None), 0) for s in segs)
+    return len(segs), len(unavailable), under
 
 
 async def get_ds_loadstatus(ctx: Ctx) -> web.Response:
     """A.7 DataSourcesResource.getDatasourceLoadstatus."""
     q, ds = ctx.query, ctx.params["ds"]
     if q.get("forceMetadataRefresh") is None:
-        return text_response("Invalid request. forceMetadataRefresh must be specified", 400)
+        # Druid 33 (RECORDED.md §9): plain text under Content-Type: application/json.
+        return text_response("Invalid request. forceMetadataRefresh must be specified", 400,
+                             content_type="application/json")
     force = q["forceMetadataRefresh"].lower() == "true"
     with ctx.state.lock:
         now = ctx.state.now()
@@ -134,7 +138,10 @@ async def get_ds_loadstatus(ctx: Ctx) -> web.Response:
         shadowed = overshadowed_ids(used)  # used, non-overshadowed only
         segs = [s for s in used if s.identifier not in shadowed and overlaps(s.interval, interval)]
         if not segs:
-            return empty(204)  # no used segments in the interval
+            # Druid 33 (RECORDED.md §9): a known datasource without used segments in the interval -> 200 and
+            # plain text under Content-Type: application/json (the notes' 204 is for unknown datasources).
+            return text_response("No used segment found for the given datasource and interval", 200,
+                                 content_type="application/json")
         total, unavailable, under = _load_counts(ctx, segs)
     if "simple" in q:
         return json_response({ds: unavailable})

@@ -13,13 +13,12 @@ from .fake_http import (
     Ctx,
     druid_error,
     empty,
-    jetty_page,
     json_response,
     legacy_error,
     require_write,
     text_response,
 )
-from .fake_tasks import FakeTask, InvalidInputError, SpecError, parse_task, validate_id
+from .fake_tasks import FakeTask, InvalidInputError, SpecError, jackson_syntax_error, parse_task, validate_id
 
 V1 = "/druid/indexer/v1"
 _API_TASK_STATES = ["pending", "waiting", "running", "complete"]
@@ -56,8 +55,8 @@ async def post_task(ctx: Ctx) -> web.Response:
         return empty(415)  # A.1: 415 unless Content-Type is application/json
     ok, payload = _body_json(ctx)
     if not ok:
-        # A.1: JsonParseException escapes the mappers -> 500, Jetty error page.
-        return jetty_page(500, ctx.rec.path, "Unexpected token or characters in request body")
+        # Druid 33 (RECORDED.md §1): a JSON syntax error is 400 {"error": "<Jackson message>"}, not a 500 page.
+        return legacy_error(400, jackson_syntax_error(ctx.rec.body.decode("utf-8", "replace")))
     try:
         parsed = parse_task(payload)  # A.1 step 2: Jackson deserialization -> 400 {"error": ...}
     except SpecError as exc:
@@ -121,13 +120,10 @@ async def get_reports(ctx: Ctx) -> web.Response:
 
 
 async def get_log(ctx: Ctx) -> web.Response:
-    task, err = _task_or_404(ctx)
-    if err:
-        return err
-    if task.start_at is None:
-        return text_response("No log was found for this task. The task may not exist, or it may not have begun "
-                             "running yet.", 404)
-    return text_response(f"FakeDruid log for task {task.id}: state {task.state}\n", 200)
+    _task, err = _task_or_404(ctx)
+    # Druid 33 with an Indexer (RECORDED.md §3): task logs are never pushed, so never found, even when finished.
+    return err or text_response("No log was found for this task. The task may not exist, or it may not have "
+                                "begun running yet.", 404)
 
 
 async def get_segments(ctx: Ctx) -> web.Response:
@@ -164,9 +160,10 @@ async def post_task_status(ctx: Ctx) -> web.Response:
         return empty(415)
     ok, ids = _body_json(ctx)
     if not ok:
-        return jetty_page(500, ctx.rec.path, "Unexpected token or characters in request body")
+        return legacy_error(400, jackson_syntax_error(ctx.rec.body.decode("utf-8", "replace")))  # as submit
     if not ids:
-        return text_response("No Task IDs provided.", 400)  # A.3
+        # A.3; Druid 33 (RECORDED.md §4): plain text under Content-Type: application/json.
+        return text_response("No Task IDs provided.", 400, content_type="application/json")
     if not isinstance(ids, list):
         return legacy_error(400, "Cannot deserialize value of type `java.util.ArrayList<java.lang.String>` "
                             "from Object value")
@@ -180,7 +177,9 @@ async def post_task_status(ctx: Ctx) -> web.Response:
 def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
     q = ctx.query
     if state_filter is not None and state_filter.lower() not in _API_TASK_STATES:
-        return text_response(f"Invalid task state[{state_filter}]. Must be one of {_API_TASK_STATES}.", 400)
+        # Druid 33 (RECORDED.md §11): Java list formatting, no quotes.
+        return text_response(f"Invalid task state[{state_filter}]. Must be one of [{', '.join(_API_TASK_STATES)}].",
+                             400)
     wanted = state_filter.lower() if state_filter else None
     with ctx.state.lock:
         ctx.state.now()
@@ -231,7 +230,7 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
 
 
 async def get_leader(ctx: Ctx) -> web.Response:
-    return text_response(ctx.fake.url, 200)
+    return text_response(ctx.fake.url, 200, content_type="application/json")  # RECORDED.md §11: JSON type
 
 
 async def get_health(ctx: Ctx) -> web.Response:

@@ -115,6 +115,11 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         }
         return {"ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id,
                                             "payload": payload}}
+    if parallel and task.parsed.partitions_type == "range" and (task.state == "FAILED"
+                                                                or task.published_count is None):
+        # Druid 33 (RECORDED.md §2, §12): a failed range-partitioned supervisor, and one whose input had no
+        # rows, writes no report -> 404.
+        return None
     ran = (task.finished_at or now) - task.start_at
     totals = _row_totals(task, 1.0 if task.state == "SUCCESS" else min(ran / max(task.duration, 1e-9), 1.0))
     if parallel:  # A.4: parallel {"totals": {"buildSegments"}}; sequential determinePartitions + buildSegments
@@ -130,7 +135,8 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         "errorMsg": task.error_msg,  # A.4: the full message (status truncates it)
         "segmentAvailabilityConfirmed": task.availability_confirmed,
         "segmentAvailabilityWaitTimeMs": task.availability_wait_ms,
-        "recordsProcessed": None,
+        # Druid 33 (RECORDED.md §3): {} in parallel mode; sequential mode not recorded.
+        "recordsProcessed": {} if parallel else None,
     }
     if task.published_count is not None:  # omitted when null
         payload["segmentsPublished"] = task.published_count  # A.4: count, tombstones included

@@ -11,8 +11,9 @@ from .fake_time import add_period, contains, covered, format_instant, format_int
 # One "historical" serves everything; its name is what `servers` lists show (A.7 listings).
 HISTORICAL = "127.0.0.1:8083"
 DEFAULT_TIER = "_default_tier"
-# Druid's cluster default is loadForever with 2 replicas; the fake has a single historical, so 1.
-DEFAULT_RULES: list[dict[str, Any]] = [{"type": "loadForever", "tieredReplicants": {DEFAULT_TIER: 1}}]
+# Druid's cluster default: loadForever with 2 replicas in _default_tier (Druid 33, RECORDED.md §9). The fake,
+# like dev/druid, has a single historical, so one copy loads and loadstatus `full` reports under-replication.
+DEFAULT_RULES: list[dict[str, Any]] = [{"type": "loadForever", "tieredReplicants": {DEFAULT_TIER: 2}}]
 
 
 @dataclass
@@ -22,7 +23,7 @@ class FakeSegment:
     version: str
     partition_num: int = 0
     core_partitions: int = 1
-    shard_type: str = "numbered"  # numbered | range | hashed | tombstone
+    shard_type: str = "numbered"  # numbered | range (JSON "single" for one dimension) | hashed | tombstone
     num_rows: int = 0
     size: int = 0
     dimensions: list[str] = field(default_factory=list)
@@ -51,9 +52,15 @@ class FakeSegment:
 
     def shard_spec(self) -> dict[str, Any]:
         if self.shard_type == "tombstone":
-            return {"type": "tombstone", "partitionNum": self.partition_num, "partitions": 1}
+            # Druid 33 (RECORDED.md §6): TombstoneShardSpec serializes partitions 0.
+            return {"type": "tombstone", "partitionNum": self.partition_num, "partitions": 0}
+        if self.shard_type == "range" and len(self.partition_dimensions) == 1:
+            # Druid 33 (RECORDED.md §6): a range spec on ONE dimension publishes SingleDimensionShardSpec
+            # ("single"); one partition holds the whole range (start/end null).
+            return {"type": "single", "start": None, "end": None, "dimension": self.partition_dimensions[0],
+                    "partitionNum": self.partition_num, "numCorePartitions": self.core_partitions}
         if self.shard_type == "range":
-            # DimensionRangeShardSpec: one partition holds the whole range (start/end null).
+            # DimensionRangeShardSpec (several dimensions): one partition holds the whole range.
             return {"type": "range", "dimensions": self.partition_dimensions, "start": None, "end": None,
                     "partitionNum": self.partition_num, "numCorePartitions": self.core_partitions}
         if self.shard_type == "hashed":
@@ -65,7 +72,8 @@ class FakeSegment:
     def to_json(self) -> dict[str, Any]:
         """DataSegment JSON; dimensions/metrics are comma-joined strings (CommaListJoinSerializer)."""
         if self.is_tombstone:
-            load_spec: dict[str, Any] = {"type": "tombstone"}  # TombstoneLoadSpec
+            # Druid 33 (RECORDED.md §6): {"path": null, "type": "tombstone"}, binaryVersion null, size 1.
+            load_spec: dict[str, Any] = {"path": None, "type": "tombstone"}
         else:
             load_spec = {
                 "type": "local",
@@ -80,7 +88,7 @@ class FakeSegment:
             "dimensions": ",".join(self.dimensions),
             "metrics": ",".join(self.metrics),
             "shardSpec": self.shard_spec(),
-            "binaryVersion": 9,
+            "binaryVersion": None if self.is_tombstone else 9,
             "size": self.size,
             "identifier": self.identifier,
         }

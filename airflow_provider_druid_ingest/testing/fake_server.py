@@ -49,12 +49,18 @@ _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
 
 
 class FakeDruid:
-    """A fake Druid cluster. See the package docstring for the API."""
+    """A fake Druid cluster. See the package docstring for the API.
+
+    ``overshadowed_grace``: seconds after start before the Coordinator marks overshadowed segments unused (and
+    so drops them); like Druid's millisToWaitBeforeDeleting (15 min after leader start, RECORDED.md §6). Pass 0
+    for the steady state of a long-running cluster.
+    """
 
     def __init__(self, task_duration: float = 0.3, worker_capacity: int = 4, handoff_delay: float = 0.3,
                  pending_delay: float = 0.05, auth: dict[str, tuple[str, str]] | None = None,
                  duplicate_shape: str = "json", insert_delay: float = 0.0,
-                 coordinator_period: float | None = None, clock: Callable[[], float] = time.time) -> None:
+                 coordinator_period: float | None = None, overshadowed_grace: float = 900.0,
+                 clock: Callable[[], float] = time.time) -> None:
         if duplicate_shape not in ("json", "legacy"):
             raise ValueError("duplicate_shape must be 'json' or 'legacy'")
         if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
@@ -65,7 +71,8 @@ class FakeDruid:
         self.state = ClusterState(
             task_duration=task_duration, worker_capacity=worker_capacity, handoff_delay=handoff_delay,
             pending_delay=pending_delay,
-            coordinator_period=handoff_delay if coordinator_period is None else coordinator_period, clock=clock)
+            coordinator_period=handoff_delay if coordinator_period is None else coordinator_period,
+            overshadowed_grace=overshadowed_grace, clock=clock)
         self._faults = FaultList()
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
@@ -103,6 +110,11 @@ class FakeDruid:
             started.set()
             self._loop.run_forever()
             self._loop.run_until_complete(self._runner.cleanup())
+            # Handlers still sleeping in a "delay" fault: cancel them so none is destroyed while pending.
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self._loop.close()
 
         self._thread = threading.Thread(target=run, name="FakeDruid", daemon=True)

@@ -28,7 +28,7 @@ from .fake_time import bucket_of, format_instant, now_iso, overlaps
 
 class ClusterState:
     def __init__(self, *, task_duration: float, worker_capacity: int, handoff_delay: float,
-                 pending_delay: float, coordinator_period: float,
+                 pending_delay: float, coordinator_period: float, overshadowed_grace: float = 900.0,
                  clock: Callable[[], float] = time.time) -> None:
         self.lock = threading.RLock()
         self.clock = clock
@@ -37,6 +37,10 @@ class ClusterState:
         self.handoff_delay = handoff_delay
         self.pending_delay = pending_delay
         self.coordinator_period = coordinator_period
+        # Druid 33 (RECORDED.md §6): MarkOvershadowedSegmentsAsUnused first acts millisToWaitBeforeDeleting
+        # (15 min) after the Coordinator became leader; until then overshadowed segments stay used and served.
+        self.overshadowed_grace = overshadowed_grace
+        self.started_at = clock()
         self.tasks: dict[str, FakeTask] = {}
         self.segments: list[FakeSegment] = []
         self.rules: dict[str, list[dict[str, Any]]] = {}
@@ -164,10 +168,9 @@ class ClusterState:
                 and self.replicas(seg) > 0)
 
     def _should_unload(self, seg: FakeSegment) -> bool:
-        # Coordinator drops: unused, rule with no replicas, or overshadowed by other served segments.
-        return seg.served_at is not None and (
-            not seg.used or self.replicas(seg) == 0
-            or seg.identifier in self.overshadowed(seg.datasource, "served"))
+        # Coordinator drops: unused, or a rule with no replicas. RunRules skips overshadowed segments, so they
+        # stay served until marked unused (Druid 33, RECORDED.md §7: served listings include them).
+        return seg.served_at is not None and (not seg.used or self.replicas(seg) == 0)
 
     def _needs_unused_mark(self, seg: FakeSegment) -> bool:
         # MarkOvershadowedSegmentsAsUnused: overshadowed by *served* segments -> unused next coordinator run.
@@ -198,8 +201,10 @@ class ClusterState:
                 times.append(seg.unused_at)
             if self._wants_load(seg):
                 times.append(max(seg.ready_at, now))
-            if self._should_unload(seg) or self._needs_unused_mark(seg):
+            if self._should_unload(seg):
                 times.append(now)
+            if self._needs_unused_mark(seg):
+                times.append(max(now, self.started_at + self.overshadowed_grace))
         return min(times, default=None)
 
     def _process(self, t: float) -> None:
@@ -221,8 +226,9 @@ class ClusterState:
             if self._should_unload(seg):
                 seg.served_at = None
                 self._touch()
+        marking = t >= self.started_at + self.overshadowed_grace
         for seg in self.segments:
-            if self._needs_unused_mark(seg):
+            if marking and self._needs_unused_mark(seg):
                 seg.unused_at = t + self.coordinator_period
         for task in self.tasks.values():
             if task.is_active and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
@@ -260,6 +266,12 @@ class ClusterState:
             return
         if parsed.max_parse_exceptions is not None and plan.unparseable > parsed.max_parse_exceptions:
             self._finish(task, t, "FAILED", f"Max parse exceptions[{parsed.max_parse_exceptions}] exceeded")
+            return
+        if parsed.partitions_type == "range" and parsed.parallel and plan.rows_per_bucket <= 0:
+            # Druid 33 (RECORDED.md §2, manual_test_3): empty input with range partitioning is SUCCESS with an
+            # errorMsg; nothing is published (no tombstones, old data stays) and there is no report.
+            self._finish(task, t, "SUCCESS", "No valid rows for range partitioning. All rows may have invalid "
+                         "timestamps or multiple dimension values.")
             return
         task._segments = self._publish(task, t)
         task.published_count = len(task._segments)
@@ -307,7 +319,9 @@ class ClusterState:
         for bucket in bucket_list:
             rows = plan.rows_per_bucket
             if rows <= 0:
-                # A.8 REPLACE: tombstones for empty parts of the input intervals that hold older data.
+                # A.8 REPLACE: tombstones for empty parts of the input intervals that hold older data. Druid 33
+                # (RECORDED.md §6, dynamic/hashed): 24 tombstones for a day of HOUR buckets over older data;
+                # test_fidelity: none for a day without older data.
                 if parsed.drop_existing and any(overlaps(s.interval, bucket) for s in used):
                     out.append(self._segment(task, bucket, task.version, 0, 1, "tombstone", 0, t))
                 continue
@@ -331,7 +345,7 @@ class ClusterState:
         return FakeSegment(
             datasource=ds or task.datasource, interval=bucket, version=str(version), partition_num=partition,
             core_partitions=core, shard_type=shard, num_rows=rows,
-            size=0 if shard == "tombstone" else 1000 + 100 * rows,
+            size=1 if shard == "tombstone" else 1000 + 100 * rows,  # tombstone size 1 (RECORDED.md §6)
             dimensions=[] if shard == "tombstone" or not parsed else parsed.dimensions,
             metrics=[] if shard == "tombstone" or not parsed else parsed.metrics,
             partition_dimensions=parsed.partition_dimensions if parsed else [],

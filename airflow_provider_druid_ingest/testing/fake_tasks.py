@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,9 +16,13 @@ TASK_CLASSES = {
     "index": f"{_PKG}.IndexTask",
     "noop": f"{_PKG}.NoopTask",
 }
-# What Jackson lists as "known type ids" for Task (subset; message text is approximate, A.1 Malformed spec).
-_KNOWN_TYPE_IDS = sorted([*TASK_CLASSES, "compact", "index_hadoop", "index_kafka", "index_kinesis", "kill",
-                          "query_controller", "single_phase_sub_task", "archive", "move", "restore"])
+# The "known type ids" of Task on a Druid 33 Coordinator-as-Overlord without streaming/MSQ extensions
+# (RECORDED.md §1, unknown task type).
+_KNOWN_TYPE_IDS = ["archive", "compact", "index", "index_hadoop", "index_parallel", "index_sub", "kill", "move",
+                   "noop", "partial_dimension_cardinality", "partial_dimension_distribution",
+                   "partial_index_generate", "partial_index_generic_merge", "partial_range_index_generate",
+                   "restore", "single_phase_sub_task"]
+_JETTY_SOURCE = "[Source: (org.eclipse.jetty.server.HttpInputOverHTTP); line: {}, column: {}]"
 
 
 class SpecError(Exception):
@@ -95,6 +100,45 @@ def validate_id(field_name: str, value: Any) -> None:
                                     f"at position [{pos}]")
 
 
+def jackson_syntax_error(text: str) -> str:
+    """The Jackson ``JsonParseException`` message Druid returns for a body that is not JSON.
+
+    Druid 33 (RECORDED.md §1): truncated body -> ``Unexpected end-of-input: expected close marker for Object
+    (start marker at [Source: ...; line: 1, column: 35])``, the innermost unclosed container. Other syntax errors
+    get Jackson's ``Unexpected character`` form (wording not recorded: approximate).
+    """
+    try:
+        json.loads(text)
+        return "Unexpected end-of-input"
+    except json.JSONDecodeError as exc:
+        error = exc
+    if not text.strip():
+        return "No content to map due to end-of-input"
+    if error.pos < len(text.rstrip()):
+        bad = text[error.pos]
+        return (f"Unexpected character ('{bad}' (code {ord(bad)})): {error.msg.lower()} at "
+                f"{_JETTY_SOURCE.format(error.lineno, error.colno)}")
+    stack: list[tuple[str, int, int]] = []
+    line, col, in_str, esc = 1, 0, False, False
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append(("Object" if ch == "{" else "Array", line, col))
+        elif ch in "}]" and stack:
+            stack.pop()
+    if not stack:
+        return "Unexpected end-of-input"
+    kind, at_line, at_col = stack[-1]
+    return (f"Unexpected end-of-input: expected close marker for {kind} "
+            f"(start marker at {_JETTY_SOURCE.format(at_line, at_col)})")
+
+
 def _problem(cls: str, message: str) -> SpecError:
     # Jackson ValueInstantiationException, first line (CustomExceptionMapper, A.1 Malformed spec).
     return SpecError(f"Cannot construct instance of `{cls}`, problem: {message}")
@@ -117,13 +161,23 @@ def parse_task(payload: Any) -> ParsedTask:
         raise SpecError("Could not resolve subtype of [simple type, class org.apache.druid.indexing.common.task"
                         ".Task]: missing type id property 'type'")
     if ttype not in TASK_CLASSES:
-        raise SpecError(f"Could not resolve type id '{ttype}' as a subtype of "
-                        f"`org.apache.druid.indexing.common.task.Task`: known type ids = {_KNOWN_TYPE_IDS}")
+        # Druid 33 (RECORDED.md §1): the extension hint, then Jackson's message, Java list formatting.
+        raise SpecError(f"Please make sure to load all the necessary extensions and jars with type '{ttype}' on "
+                        f"'druid/coordinator' service. Could not resolve type id '{ttype}' as a subtype of "
+                        f"`org.apache.druid.indexing.common.task.Task` known type ids = "
+                        f"[{', '.join(_KNOWN_TYPE_IDS)}]")
     cls = TASK_CLASSES[ttype]
     context = payload.get("context") or {}
     if not isinstance(context, dict):
         raise SpecError("Cannot deserialize value of type `java.util.LinkedHashMap` from non-object value")
     task_id, group_id = payload.get("id"), payload.get("groupId")
+    if task_id is not None:
+        # Druid 33 (RECORDED.md §1): an explicit id is validated in the task constructor, so a bad one is a
+        # Jackson instantiation problem (400 {"error": ...}, field "task ID"), not an invalidInput druidException.
+        try:
+            validate_id("task ID", task_id)
+        except InvalidInputError as exc:
+            raise _problem(cls, str(exc)) from None
     if ttype == "noop":
         return ParsedTask(type=ttype, id=task_id, group_id=group_id,
                           datasource=payload.get("dataSource") or "none", context=context)
@@ -149,14 +203,17 @@ def parse_task(payload: Any) -> ParsedTask:
     parsed.metrics = _name_list(data_schema.get("metricsSpec"))
     parsed.append = bool(io_config.get("appendToExisting", False))
     parsed.drop_existing = bool(io_config.get("dropExisting", False))
-    _parse_tuning(parsed, cls, tuning)
-    # A.8 ingestion mode: both flags -> IAE -> 400.
+    perfect = _parse_tuning(parsed, cls, tuning)
+    # A.8 ingestion mode: both flags -> IAE -> 400. Checked in AbstractTask's constructor, so before the
+    # perfect-rollup/append check (Druid 33, RECORDED.md §1: the range spec with both flags gets this message).
     if parsed.append and parsed.drop_existing:
         raise _problem(cls, "Cannot simultaneously replace and append to existing segments. Either "
                        "dropExisting or appendToExisting should be set to false")
     # A.8: REPLACE with empty granularitySpec.intervals -> ISE at construction -> 400.
     if parsed.drop_existing and not parsed.intervals:
         raise _problem(cls, "GranularitySpec's intervals cannot be empty when using replace.")
+    if perfect and parsed.append:
+        raise _problem(cls, "Perfect rollup cannot be guaranteed when appending to existing dataSources")
     return parsed
 
 
@@ -171,7 +228,8 @@ def _parse_granularity(parsed: ParsedTask, gspec: dict[str, Any]) -> None:
         raise _problem(cls, "segmentGranularity NONE is not supported by FakeDruid")
 
 
-def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> None:
+def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> bool:
+    """Fill the tuning fields of ``parsed``; -> forceGuaranteedRollup."""
     k, legacy_k = tuning.get("maxNumConcurrentSubTasks"), tuning.get("maxNumSubTasks")
     if k is not None and legacy_k is not None:
         raise _problem(cls, "Can't use both maxNumSubTasks and maxNumConcurrentSubTasks. "
@@ -183,8 +241,6 @@ def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> None:
     # IndexTuningConfig: no partitionsSpec -> hashed under perfect rollup, dynamic otherwise.
     psec = tuning.get("partitionsSpec") or {"type": "hashed" if perfect else "dynamic"}
     ptype = str(psec.get("type", "dynamic"))
-    if perfect and parsed.append:
-        raise _problem(cls, "Perfect rollup cannot be guaranteed when appending to existing dataSources")
     if perfect and ptype == "dynamic":
         raise _problem(cls, "DynamicPartitionsSpec cannot be used for perfect rollup")
     if not perfect and ptype != "dynamic":
@@ -203,6 +259,7 @@ def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> None:
     parsed.max_saved_parse_exceptions = int(tuning.get("maxSavedParseExceptions") or 0)
     mpe = tuning.get("maxParseExceptions")
     parsed.max_parse_exceptions = None if mpe is None else int(mpe)
+    return perfect
 
 
 class FakeTask:

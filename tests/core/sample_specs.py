@@ -41,8 +41,14 @@ BASE: dict[str, Any] = {
 }
 
 
-def day_spec(day: str = "2026-11-01", datasource: str = "events_web", k: int = 1, **io: Any) -> dict[str, Any]:
-    """The events spec for one day (``YYYY-MM-DD``), DAY segments to keep the fake's segment count small."""
+def day_spec(
+    day: str = "2026-11-01", datasource: str = "events_web", k: int = 1, dynamic: bool = False, **io: Any
+) -> dict[str, Any]:
+    """The events spec for one day (``YYYY-MM-DD``), DAY segments to keep the fake's segment count small.
+
+    ``dynamic`` swaps range partitioning (perfect rollup) for dynamic: Druid 33 writes reports for failed
+    dynamic tasks and tombstones for their empty buckets, but neither for range (dev/druid/RECORDED.md).
+    """
     spec = copy.deepcopy(BASE)
     start = day
     end_day = int(day[-2:]) + 1
@@ -54,6 +60,8 @@ def day_spec(day: str = "2026-11-01", datasource: str = "events_web", k: int = 1
     spec["spec"]["ioConfig"]["inputSource"]["baseDir"] = f"/data/events/{day}"
     spec["spec"]["ioConfig"].update(io)
     spec["spec"]["tuningConfig"]["maxNumConcurrentSubTasks"] = k
+    if dynamic:
+        spec["spec"]["tuningConfig"].update(forceGuaranteedRollup=False, partitionsSpec={"type": "dynamic"})
     return spec
 
 

@@ -154,7 +154,7 @@ def test_report_summary_on_failure(fake_druid: FakeDruid, make_client) -> None:
     long_error = "java.lang.RuntimeException: " + "x" * 3000 + " END"
     fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg=long_error, unparseable=3))
     client = make_client()
-    task_id = client.ensure_submitted(day_spec()).task_id
+    task_id = client.ensure_submitted(day_spec(dynamic=True)).task_id
     status = client.wait_for_task(task_id, timeout=20)
     assert status.state == "FAILED" and len(status.error_msg) <= 1100  # truncated by Druid
     summary = parse_report(client.report(task_id))
@@ -239,14 +239,16 @@ def test_handoff_zero_replicas_is_never(fake_druid: FakeDruid, make_client) -> N
         client.wait_for_handoff(target, timeout=10)
 
 
-def test_handoff_no_rows_is_nothing(fake_druid: FakeDruid, make_client) -> None:
+@pytest.mark.parametrize(("dynamic", "published"), [(True, 0), (False, None)], ids=["dynamic", "range"])
+def test_handoff_no_rows_is_nothing(dynamic: bool, published, fake_druid: FakeDruid, make_client) -> None:
+    """No rows: dynamic reports segmentsPublished 0; range ends SUCCESS with an errorMsg and no report."""
     fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))
     client = make_client()
-    spec = day_spec()
+    spec = day_spec(dynamic=dynamic)
     task_id = client.ensure_submitted(spec).task_id
     client.wait_for_task(task_id, timeout=20)
     target = client.handoff_target(task_id, "events_web", interval_of(spec))
-    assert target.segments_published == 0
+    assert target.segments_published == published
     assert client.check_handoff(target).state == "nothing"
 
 
@@ -257,6 +259,7 @@ def test_handoff_replace_with_no_rows_waits_for_tombstones(fake_druid: FakeDruid
     fake_druid.pause_loading()
     fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))
     client = make_client()
+    spec = day_spec(dynamic=True)  # range publishes no tombstones at all (RECORDED.md manual_test_3)
     task_id = client.ensure_submitted(spec).task_id
     client.wait_for_task(task_id, timeout=20)
     target = client.handoff_target(task_id, "events_web", interval_of(spec))

@@ -48,7 +48,8 @@ def handoff(fake, ds, seg):
 
 
 def test_replace_old_served_until_handoff(fake_druid_factory):
-    fake = fake_druid_factory(task_duration=0.05, pending_delay=0.0, handoff_delay=0.4)
+    # overshadowed_grace=0: a cluster up for more than millisToWaitBeforeDeleting (steady state).
+    fake = fake_druid_factory(task_duration=0.05, pending_delay=0.0, handoff_delay=0.4, overshadowed_grace=0)
     old = fake.preload_segments("wiki", "2024-01-01/2024-01-02", "2023-01-01T00:00:00.000Z")[0]
     assert fake.served_segment_ids("wiki") == {old["identifier"]}
     task = run_task(fake, index_parallel_spec("wiki", drop_existing=True))
@@ -68,13 +69,30 @@ def test_replace_old_served_until_handoff(fake_druid_factory):
     # per-datasource loadstatus only counts the new (non-overshadowed) segment
     assert loadstatus(fake, "wiki", "forceMetadataRefresh=true&interval=2024-01-01/2024-01-02&simple").json() \
         == {"wiki": 1}
-    wait_until(lambda: fake.served_segment_ids("wiki") == {new["identifier"]})
+    wait_until(lambda: new["identifier"] in fake.served_segment_ids("wiki"))
     assert handoff(fake, "wiki", new) is True
     assert handoff(fake, "wiki", old) is True  # a newer version is served
     assert loadstatus(fake, "wiki", "forceMetadataRefresh=true&interval=2024-01-01/2024-01-02").json() \
         == {"wiki": 100.0}
-    # one coordinator cycle later the overshadowed old segment is marked unused
+    # one coordinator cycle later the overshadowed old segment is marked unused, then dropped
     wait_until(lambda: [s["version"] for s in fake.used_segments("wiki")] == [new["version"]])
+    wait_until(lambda: fake.served_segment_ids("wiki") == {new["identifier"]})
+
+
+def test_overshadowed_stay_used_and_served_after_fresh_start(fake_druid_factory):
+    # Druid 33 (RECORDED.md §6/§7): within 15 min of the Coordinator's start nothing is marked unused, so the
+    # replaced version stays listed by the metadata POST and served next to the new one.
+    fake = fake_druid_factory(task_duration=0.05, pending_delay=0.0, handoff_delay=0.05)
+    old = fake.preload_segments("wiki", "2024-01-01/2024-01-02", "2023-01-01T00:00:00.000Z")[0]
+    new = run_task(fake, index_parallel_spec("wiki", drop_existing=True)).segments[0]
+    wait_until(lambda: new["identifier"] in fake.served_segment_ids("wiki"))
+    time.sleep(0.3)  # several coordinator periods
+    assert fake.served_segment_ids("wiki") == {old["identifier"], new["identifier"]}
+    assert {s["version"] for s in metadata(fake, "wiki")} == {old["version"], new["version"]}
+    simple = requests.get(f"{fake.url}{C1}/datasources/wiki/intervals/2024-01-01_2024-01-02?simple",
+                          timeout=5).json()
+    assert simple[DAY]["count"] == 2
+    assert handoff(fake, "wiki", old) is True and handoff(fake, "wiki", new) is True
 
 
 def test_zero_replica_rule_never_served_handoff_true(fake_druid_factory):
@@ -98,7 +116,7 @@ def test_zero_replica_rule_never_served_handoff_true(fake_druid_factory):
 def test_default_rules_endpoint(fake_druid):
     assert requests.get(f"{fake_druid.url}{C1}/rules/any", timeout=5).json() == []
     assert requests.get(f"{fake_druid.url}{C1}/rules/any?full", timeout=5).json() == [
-        {"type": "loadForever", "tieredReplicants": {"_default_tier": 1}}]
+        {"type": "loadForever", "tieredReplicants": {"_default_tier": 2}}]  # Druid default (RECORDED.md §9)
 
 
 def test_tombstones_only_where_old_data(fake_druid_factory):
@@ -109,10 +127,15 @@ def test_tombstones_only_where_old_data(fake_druid_factory):
     assert len(task.segments) == 1
     tomb = task.segments[0]
     assert tomb["interval"] == DAY and tomb["shardSpec"]["type"] == "tombstone"
-    assert tomb["loadSpec"] == {"type": "tombstone"} and tomb["size"] == 0
+    # Druid 33 tombstone JSON (RECORDED.md §6)
+    assert tomb["loadSpec"] == {"path": None, "type": "tombstone"} and tomb["size"] == 1
+    assert tomb["shardSpec"] == {"type": "tombstone", "partitionNum": 0, "partitions": 0}
+    assert tomb["binaryVersion"] is None
     report = requests.get(f"{fake.url}{V1}/task/{task.id}/reports", timeout=5).json()
     assert report["ingestionStatsAndErrors"]["payload"]["segmentsPublished"] == 1
-    wait_until(lambda: fake.served_segment_ids("t") == {tomb["identifier"]})
+    # the tombstone is served; the data it overshadows too, until marked unused (after overshadowed_grace)
+    wait_until(lambda: tomb["identifier"] in fake.served_segment_ids("t"))
+    assert len(fake.served_segment_ids("t")) == 2
     # without dropExisting an empty ingestion publishes nothing
     fake.plan_next_task(TaskPlan(rows_per_bucket=0))
     assert run_task(fake, index_parallel_spec("t", ["2024-01-05/2024-01-06"])).segments == []
@@ -147,9 +170,11 @@ def test_loadstatus_204_and_400_cases(fake_druid_factory):
     assert resp.status_code == 400 and resp.text == "Invalid request. forceMetadataRefresh must be specified"
     assert loadstatus(fake, "unknown", "forceMetadataRefresh=true").status_code == 204
     run_task(fake, index_parallel_spec("wiki"))
-    assert loadstatus(fake, "wiki", "forceMetadataRefresh=true&interval=2030-01-01/2030-01-02").status_code == 204
+    # Druid 33 (RECORDED.md §9): known datasource, no used segments in the interval -> 200 plain text
+    resp = loadstatus(fake, "wiki", "forceMetadataRefresh=true&interval=2030-01-01/2030-01-02")
+    assert resp.status_code == 200 and resp.text == "No used segment found for the given datasource and interval"
     # default interval is the last 14 days: the 2024 data is outside it
-    assert loadstatus(fake, "wiki", "forceMetadataRefresh=true").status_code == 204
+    assert loadstatus(fake, "wiki", "forceMetadataRefresh=true").status_code == 200
     assert requests.get(f"{fake.url}{C1}/datasources/unknown/segments", timeout=5).status_code == 204
     resp = requests.get(f"{fake.url}{C1}/datasources/unknown/intervals/2024-01-01_2024-01-02?full", timeout=5)
     assert resp.status_code == 204
@@ -186,3 +211,35 @@ def test_await_segment_availability_in_task(fake_druid_factory):
     assert payload["segmentAvailabilityConfirmed"] is True
     assert payload["segmentAvailabilityWaitTimeMs"] >= 150
     assert fake.served_segment_ids("w") == {task.segments[0]["identifier"]}
+
+
+RANGE = {"forceGuaranteedRollup": True, "partitionsSpec": {"type": "range", "partitionDimensions": ["page"]}}
+
+
+def test_range_empty_input_success_with_error_msg_nothing_published_no_report(fake_druid_factory):
+    # Druid 33 (RECORDED.md §2, manual_test_3): even over older data, with dropExisting.
+    fake = fake_druid_factory(task_duration=0.05, pending_delay=0.0, handoff_delay=0.05)
+    old = fake.preload_segments("r", "2024-01-01/2024-01-02", "2023-01-01T00:00:00.000Z")[0]
+    fake.plan_next_task(TaskPlan(rows_per_bucket=0))
+    task = run_task(fake, index_parallel_spec("r", drop_existing=True, tuning=RANGE))
+    assert task.state == "SUCCESS" and task.segments == []
+    status = requests.get(f"{fake.url}{V1}/task/{task.id}/status", timeout=5).json()["status"]
+    assert status["errorMsg"] == ("No valid rows for range partitioning. All rows may have invalid timestamps or "
+                                  "multiple dimension values.")
+    resp = requests.get(f"{fake.url}{V1}/task/{task.id}/reports", timeout=5)
+    assert resp.status_code == 404 and resp.text.startswith("No task reports were found")
+    assert [s["identifier"] for s in metadata(fake, "r")] == [old["identifier"]]
+
+
+def test_range_shard_spec_single_and_failed_range_has_no_report(fake_druid_factory):
+    fake = fake_druid_factory(task_duration=0.05, pending_delay=0.0, handoff_delay=0.05)
+    seg = run_task(fake, index_parallel_spec("r", tuning=RANGE)).segments[0]
+    # Druid 33 (RECORDED.md §6): one partition dimension -> SingleDimensionShardSpec
+    assert seg["shardSpec"] == {"type": "single", "start": None, "end": None, "dimension": "page",
+                                "partitionNum": 0, "numCorePartitions": 1}
+    two = {**RANGE, "partitionsSpec": {"type": "range", "partitionDimensions": ["page", "user"]}}
+    assert run_task(fake, index_parallel_spec("r2", tuning=two)).segments[0]["shardSpec"]["type"] == "range"
+    fake.plan_next_task(TaskPlan(outcome="FAILED", error_msg="Failed in phase[partial dimension distribution]."))
+    failed = run_task(fake, index_parallel_spec("r3", tuning=RANGE))
+    assert failed.state == "FAILED"  # RECORDED.md §12: no report for a failed range supervisor
+    assert requests.get(f"{fake.url}{V1}/task/{failed.id}/reports", timeout=5).status_code == 404

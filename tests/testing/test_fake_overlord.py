@@ -123,14 +123,24 @@ def test_malformed_specs_400_error(fake_druid, mutate, fragment):
 def test_content_type_json_syntax_and_invalid_id(fake_druid):
     url = fake_druid.url + V1 + "/task"
     assert requests.post(url, data=b"{}", headers={"Content-Type": "text/plain"}, timeout=5).status_code == 415
+    # Druid 33 (RECORDED.md §1): a JSON syntax error is 400 {"error": "<Jackson message>"}, not a 500 page.
+    resp = requests.post(url, data=b'{"type":"index_parallel", "spec": {',
+                         headers={"Content-Type": "application/json"}, timeout=5)
+    assert resp.status_code == 400 and resp.json() == {"error": (
+        "Unexpected end-of-input: expected close marker for Object (start marker at [Source: "
+        "(org.eclipse.jetty.server.HttpInputOverHTTP); line: 1, column: 35])")}
     resp = requests.post(url, data=b"{nope", headers={"Content-Type": "application/json"}, timeout=5)
-    assert resp.status_code == 500 and "text/html" in resp.headers["Content-Type"]
+    assert resp.status_code == 400 and resp.json()["error"].startswith("Unexpected character ('n'")
+    # An explicit invalid id fails in the task constructor: a Jackson problem, not an invalidInput druidException.
+    resp = submit(fake_druid, index_parallel_spec(task_id="bad/id"))
+    assert resp.status_code == 400 and resp.json() == {"error": (
+        "Cannot construct instance of `org.apache.druid.indexing.common.task.batch.parallel."
+        "ParallelIndexSupervisorTask`, problem: Invalid value for field [task ID]: Value [bad/id] cannot "
+        "contain '/'.")}
     resp = submit(fake_druid, index_parallel_spec(task_id=".hidden"))
-    body = resp.json()
-    assert resp.status_code == 400 and body["error"] == "druidException" and body["errorCode"] == "invalidInput"
-    assert "cannot start with '.'" in body["errorMessage"]
+    assert resp.status_code == 400 and "cannot start with '.'" in resp.json()["error"]
     resp = submit(fake_druid, index_parallel_spec(task_id="tab\there"))
-    assert "illegal whitespace" in resp.json()["errorMessage"]
+    assert "illegal whitespace" in resp.json()["error"]
 
 
 def test_duplicate_json_shape(fake_druid):

@@ -59,7 +59,8 @@ def test_rules_matching():
     assert matching_rule(rules, iv, now)["type"] == "dropForever"
     rules[0]["period"] = "P30D"
     assert matching_rule(rules, iv, now)["type"] == "loadByPeriod"
-    assert matching_rule([], iv, now) == {"type": "loadForever", "tieredReplicants": {"_default_tier": 1}}
+    # Druid's default rule asks for 2 replicas (RECORDED.md §9)
+    assert matching_rule([], iv, now) == {"type": "loadForever", "tieredReplicants": {"_default_tier": 2}}
 
 
 class FakeClock:
