@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 
 from .config import ClusterConfig
-from .errors import DruidConnectionError, DruidError, DruidTimeoutError
+from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
 from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
 from .facade import ClientFacade
 from .http import Request, Response
@@ -57,6 +57,9 @@ class AiohttpTransport:
             ) as resp:
                 body = await resp.read()
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method)
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+            reason = getattr(exc, "certificate_error", None) or type(exc).__name__
+            raise DruidTLSError(f"TLS handshake failed: {reason}", method=hc.method, url=hc.url) from None
         except asyncio.TimeoutError:
             raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
         except aiohttp.ClientError as exc:

@@ -90,6 +90,11 @@ class DruidUnsupportedMediaTypeError(DruidFatalError):
     """HTTP 415: the request was not sent as application/json."""
 
 
+class DruidTLSError(DruidFatalError):
+    """The TLS handshake failed (untrusted or mismatched certificate): set ``ca_bundle``, fix the host name,
+    or opt out with ``verify=False``. Not retried: the next handshake fails the same way."""
+
+
 class DruidRedirectError(DruidFatalError):
     """A leader redirect pointed at a host this client will not send credentials to, or looped."""
 

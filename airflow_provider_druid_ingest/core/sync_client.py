@@ -13,13 +13,23 @@ from typing import Any
 import requests
 
 from .config import ClusterConfig
-from .errors import DruidConnectionError, DruidError, DruidTimeoutError
+from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
 from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
 from .facade import ClientFacade
 from .http import Request, Response
 from .retry import RetryPolicy
 
 USER_AGENT = "airflow-provider-druid-ingest"
+
+
+def _ssl_reason(exc: BaseException) -> str:
+    """The innermost SSL reason (e.g. CERTIFICATE_VERIFY_FAILED), without the URL noise requests adds."""
+    text = str(exc)
+    for marker in ("CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "HOSTNAME_MISMATCH", "certificate"):
+        if marker in text:
+            start = text.find("[SSL")
+            return text[start:].split("'")[0].rstrip(")") if start >= 0 else marker
+    return type(exc).__name__
 
 
 class RequestsTransport:
@@ -46,6 +56,8 @@ class RequestsTransport:
                 timeout=(self.config.connect_timeout, self.config.read_timeout),
                 allow_redirects=False,
             )
+        except requests.exceptions.SSLError as exc:
+            raise DruidTLSError(f"TLS handshake failed: {_ssl_reason(exc)}", method=hc.method, url=hc.url) from None
         except requests.Timeout as exc:
             raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
         except requests.ConnectionError as exc:

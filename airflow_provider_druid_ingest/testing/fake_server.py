@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import re
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -60,12 +61,13 @@ class FakeDruid:
                  pending_delay: float = 0.05, auth: dict[str, tuple[str, str]] | None = None,
                  duplicate_shape: str = "json", insert_delay: float = 0.0,
                  coordinator_period: float | None = None, overshadowed_grace: float = 900.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, ssl_context: ssl.SSLContext | None = None) -> None:
         if duplicate_shape not in ("json", "legacy"):
             raise ValueError("duplicate_shape must be 'json' or 'legacy'")
         if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
             raise ValueError("auth roles must be 'read' or 'write'")
         self.auth = auth
+        self.ssl_context = ssl_context  # serve HTTPS (A.9 TLS) when set
         self.duplicate_shape = duplicate_shape
         self.insert_delay = insert_delay
         self.state = ClusterState(
@@ -90,7 +92,8 @@ class FakeDruid:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     def start(self) -> FakeDruid:
         if self._thread is not None:
@@ -130,7 +133,7 @@ class FakeDruid:
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.2)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.ssl_context)
         await site.start()
         self._port = self._runner.addresses[0][1]
 
