@@ -8,19 +8,11 @@ import requests
 
 from airflow_provider_druid_ingest.testing import TaskPlan, index_parallel_spec
 
+from .waiting import wait_until
+
 V1 = "/druid/indexer/v1"
 C1 = "/druid/coordinator/v1"
 DAY = "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z"
-
-
-def wait_until(cond, timeout=5.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def run_task(fake, spec):

@@ -11,6 +11,8 @@ import requests
 
 from airflow_provider_druid_ingest.testing import TaskPlan, index_parallel_spec
 
+from .waiting import wait_until
+
 V1 = "/druid/indexer/v1"
 
 
@@ -20,16 +22,6 @@ def submit(fake, spec, **kw):
 
 def status(fake, task_id):
     return requests.get(f"{fake.url}{V1}/task/{task_id}/status", timeout=5)
-
-
-def wait_until(cond, timeout=5.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def wait_done(fake, task_id):
