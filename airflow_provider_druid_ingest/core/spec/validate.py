@@ -56,7 +56,36 @@ def find_problems(spec: Any) -> list[SpecProblem]:
         append = check_io_config(io_config, task_type, intervals, c)
     if tuning is not None:
         check_tuning_config(tuning, task_type, intervals, append, c)
+        if data_schema is not None:
+            _check_query_vs_segment_granularity(data_schema, tuning, c)
     return c.problems
+
+
+_COARSENESS = ("NONE", "SECOND", "MINUTE", "FIVE_MINUTE", "TEN_MINUTE", "FIFTEEN_MINUTE", "THIRTY_MINUTE", "HOUR",
+               "SIX_HOUR", "EIGHT_HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "ALL")
+
+
+def _check_query_vs_segment_granularity(data_schema: dict, tuning: dict, c: Collector) -> None:
+    """Druid 33 accepts queryGranularity coarser than segmentGranularity with range/single_dim partitioning,
+    then fails every partial_dimension_distribution subtask (NPE in StringDistribution): stop it here."""
+    gs = data_schema.get("granularitySpec")
+    partitions = tuning.get("partitionsSpec")
+    if not isinstance(gs, dict) or not isinstance(partitions, dict):
+        return
+    if partitions.get("type") not in ("range", "single_dim"):
+        return
+    query, segment = gs.get("queryGranularity"), gs.get("segmentGranularity", "DAY")
+    if not (isinstance(query, str) and isinstance(segment, str)):
+        return
+    q, g = query.upper(), segment.upper()
+    if q in _COARSENESS and g in _COARSENESS and _COARSENESS.index(q) > _COARSENESS.index(g):
+        c.add(
+            "spec.dataSchema.granularitySpec.queryGranularity",
+            f"is coarser than segmentGranularity {segment!r}; with {partitions.get('type')} partitioning Druid "
+            "accepts the spec and then fails every dimension-distribution subtask",
+            value=query,
+            valid=f"a granularity no coarser than {segment!r}, or a coarser segmentGranularity",
+        )
 
 
 def validate_spec(spec: Any) -> None:

@@ -346,7 +346,8 @@ def test_index_task_type_is_supported() -> None:
     ],
 )
 def test_valid_granularities(granularity: Any) -> None:
-    assert find_problems(mutated((f"{GS}.queryGranularity", granularity))) == []
+    # segmentGranularity ALL keeps the range-partitioning coarseness check out of this test
+    assert find_problems(mutated((f"{GS}.queryGranularity", granularity), (f"{GS}.segmentGranularity", "ALL"))) == []
 
 
 # ---- ISO-8601 --------------------------------------------------------------------------------------
@@ -464,3 +465,21 @@ def test_bare_spec_reported_once_then_checked_inside() -> None:
     problems = find_problems(bare)
     assert [p.path for p in problems] == ["$", "spec.ioConfig.dropExisitng"]
     assert '"type": "index_parallel"' in str(problems[0].valid)
+
+
+def test_query_granularity_coarser_than_segments_with_range_is_rejected() -> None:
+    """Found on real Druid 33: accepted at submit, then every partial_dimension_distribution subtask fails."""
+    from airflow_provider_druid_ingest.core.spec import find_problems
+
+    from ..sample_specs import day_spec
+
+    spec = day_spec()
+    spec["spec"]["dataSchema"]["granularitySpec"].update(segmentGranularity="HOUR", queryGranularity="DAY")
+    problems = find_problems(spec)
+    assert [p.path for p in problems] == ["spec.dataSchema.granularitySpec.queryGranularity"]
+    assert "coarser than segmentGranularity" in str(problems[0])
+    spec["spec"]["dataSchema"]["granularitySpec"]["queryGranularity"] = "HOUR"
+    assert find_problems(spec) == []
+    dynamic = day_spec(dynamic=True)
+    dynamic["spec"]["dataSchema"]["granularitySpec"].update(segmentGranularity="HOUR", queryGranularity="DAY")
+    assert find_problems(dynamic) == []
