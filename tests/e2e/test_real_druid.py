@@ -58,12 +58,16 @@ def visible_versions(client: DruidClient, datasource: str, day: str) -> set[str]
     return {r["version"] for r in rows}
 
 
-def wait_sql(client: DruidClient, datasource: str, day: str, want: dict[str, Any], timeout: float = 60) -> dict:
-    """The Broker's view can trail the Coordinator's inventory by a moment; poll briefly."""
+def wait_sql(client: DruidClient, datasource: str, day: str, want: Any, timeout: float = 60) -> dict:
+    """The Broker's view can trail the Coordinator's inventory by a moment; poll briefly.
+
+    ``want`` is the expected counts dict, or a predicate on the counts.
+    """
+    done = want if callable(want) else (lambda got: got == want)
     deadline = time.monotonic() + timeout
     while True:
         got = day_counts(client, datasource, day)
-        if got == want or time.monotonic() > deadline:
+        if done(got) or time.monotonic() > deadline:
             return got
         time.sleep(1)
 
@@ -97,7 +101,7 @@ def test_changed_spec_replaces(real, spec_template, events_dir, expected):
     coarser["spec"]["dataSchema"]["granularitySpec"]["queryGranularity"] = "HOUR"
     outcome, _, _, result = ingest(real, coarser)
     assert result.state == "loaded" and outcome.action == "submitted"
-    got = wait_sql(real, ds, day, {})
+    got = wait_sql(real, ds, day, lambda g: g["rollup_rows"] < expected[day]["rollup_rows"])
     assert got["rows"] == expected[day]["rows"]
     assert got["rollup_rows"] < expected[day]["rollup_rows"]
     assert visible_versions(real, ds, day) == {result.version}
