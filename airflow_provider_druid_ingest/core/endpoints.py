@@ -260,6 +260,36 @@ def parse_handoff_complete(resp: Response, req: Request) -> bool:
 # ---- Broker -------------------------------------------------------------------------------------
 
 
+def broker_candidates(datasource: str, intervals: list[str]) -> Request:
+    """What the Broker's own timeline would query for ``intervals`` (ClientInfoResource ``candidates``)."""
+    return Request(
+        "GET",
+        "broker",
+        f"/druid/v2/datasources/{seg(datasource)}/candidates",
+        params=(("intervals", ",".join(intervals)),),
+    )
+
+
+def parse_broker_candidates(resp: Response, req: Request) -> list[Segment]:
+    """Visible, non-tombstone segments the Broker can route to (entries without a server location dropped)."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    found = []
+    for item in data if isinstance(data, list) else []:
+        if isinstance(item, dict) and item.get("interval") and item.get("version") and item.get("locations"):
+            found.append(
+                Segment(
+                    segment_id="",
+                    interval=str(item["interval"]),
+                    version=str(item["version"]),
+                    partition_num=int(item.get("partitionNumber") or 0),
+                    size=int(item.get("size") or 0),
+                )
+            )
+    return found
+
+
+
 def sql(query: str, parameters: list[dict[str, Any]] | None = None) -> Request:
     body: dict[str, Any] = {"query": query, "resultFormat": "object"}
     if parameters:

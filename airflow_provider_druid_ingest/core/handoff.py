@@ -11,7 +11,10 @@ store (``POST /metadata/datasources/{ds}/segments?full``: fresh, interval-scoped
 pick this task's version per time chunk (the smallest version >= the task's ``createdTime``; a
 non-append task's lock version is taken at lock time), and require every one of those segments,
 tombstones included, to be in the Coordinator's served-segment inventory for that span
-(``GET /datasources/{ds}/intervals/{span}?full``). Append tasks reuse the chunk's existing version,
+(``GET /datasources/{ds}/intervals/{span}?full``), and finally the Broker's own timeline to route queries to
+exactly those versions (``GET /druid/v2/datasources/{ds}/candidates``): Historicals announce segments to the
+Coordinator and the Broker separately, and until the Broker has the new version a query still reads the old
+one. Append tasks reuse the chunk's existing version,
 so for them the gate requires every used, non-overshadowed segment in the intervals to be served.
 """
 
@@ -65,6 +68,18 @@ def select_task_segments(target: HandoffTarget, used: list[Segment]) -> tuple[li
         else:
             mine.extend(s for s in chunk if s.version == versions[0])
     return mine, superseded
+
+
+def broker_lag(mine: list[Segment], candidates: list[Segment]) -> tuple[int, int]:
+    """(this task's data segments the Broker does not query yet, chunks where it still sees another version).
+
+    The Broker never lists tombstones, so a chunk this task emptied must simply show no other version.
+    """
+    ours = {s.interval: s.version for s in mine}
+    wanted = {(s.interval, s.partition_num) for s in mine if not s.is_tombstone}
+    present = {(c.interval, c.partition_num) for c in candidates if ours.get(c.interval) == c.version}
+    stale = {c.interval for c in candidates if c.interval in ours and c.version != ours[c.interval]}
+    return len(wanted - present), len(stale)
 
 
 def span_of(segments: list[Segment]) -> str:

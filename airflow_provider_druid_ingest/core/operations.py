@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from . import endpoints as ep
@@ -24,7 +25,7 @@ from .errors import (
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
-from .handoff import evaluate, select_task_segments, span_of
+from .handoff import broker_lag, evaluate, select_task_segments, span_of
 from .ids import attempt_id
 from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
 from .retry import PollSchedule
@@ -160,7 +161,22 @@ def check_handoff(target: HandoffTarget) -> Operation[HandoffResult]:
             served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)
             if probe.segment_id not in served:
                 never = {s.segment_id for s in missing if s.interval == probe.interval}
-    return evaluate(target, mine, superseded, served, never)
+    result = evaluate(target, mine, superseded, served, never)
+    if result.state != "loaded":
+        return result
+    try:
+        candidates = yield from call(ep.broker_candidates(target.datasource, [span]), ep.parse_broker_candidates)
+    except DruidNotFoundError:  # a Broker without ClientInfoResource: the Coordinator's word is all we have
+        return replace(result, detail=result.detail + " (Broker view not available: not confirmed there)")
+    unseen, stale = broker_lag(mine, candidates)
+    if unseen or stale:
+        return replace(
+            result,
+            state="pending",
+            detail=f"served, but the Broker does not query {unseen} of them yet"
+            + (f" and still reads another version in {stale} chunk(s)" if stale else ""),
+        )
+    return replace(result, detail=result.detail + "; the Broker queries this version")
 
 
 def wait_for_handoff(

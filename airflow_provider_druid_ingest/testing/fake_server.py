@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from . import fake_coordinator, fake_overlord
+from . import fake_broker, fake_coordinator, fake_overlord
 from .fake_faults import Fault, FaultList, apply
 from .fake_http import UNSECURED, Ctx, Forbidden, authenticate, forbidden, jetty_page
 from .fake_state import ClusterState
@@ -45,7 +45,7 @@ class RecordedRequest:
 
 _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
     (method, re.compile(pattern + "$"), handler)
-    for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES]
+    for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES, *fake_broker.ROUTES]
 ]
 
 
@@ -61,13 +61,15 @@ class FakeDruid:
                  pending_delay: float = 0.05, auth: dict[str, tuple[str, str]] | None = None,
                  duplicate_shape: str = "json", insert_delay: float = 0.0,
                  coordinator_period: float | None = None, overshadowed_grace: float = 900.0,
-                 clock: Callable[[], float] = time.time, ssl_context: ssl.SSLContext | None = None) -> None:
+                 clock: Callable[[], float] = time.time, ssl_context: ssl.SSLContext | None = None,
+                 broker_lag: float = 0.0) -> None:
         if duplicate_shape not in ("json", "legacy"):
             raise ValueError("duplicate_shape must be 'json' or 'legacy'")
         if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
             raise ValueError("auth roles must be 'read' or 'write'")
         self.auth = auth
         self.ssl_context = ssl_context  # serve HTTPS (A.9 TLS) when set
+        self.broker_lag = broker_lag  # seconds between a Historical loading a segment and the Broker seeing it
         self.duplicate_shape = duplicate_shape
         self.insert_delay = insert_delay
         self.state = ClusterState(

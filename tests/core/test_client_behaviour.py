@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 import requests
@@ -277,3 +278,21 @@ def test_handoff_target_reads_intervals_from_the_task(fake_druid: FakeDruid, mak
     target = client.handoff_target(task_id, "events_web", [])
     assert list(target.intervals) == interval_of(spec)
     assert client.wait_for_handoff(target, timeout=10).state == "loaded"
+
+
+def test_gate_waits_for_the_brokers_view(make_client) -> None:
+    """Historicals announce to the Coordinator and the Broker separately: served is not yet queryable."""
+    with FakeDruid(task_duration=0.1, handoff_delay=0.1, broker_lag=1.5) as fake:
+        spec = day_spec()
+        fake.preload_segments("events_web", interval_of(spec)[0], "2026-01-01T00:00:00.000Z")
+        time.sleep(1.6)  # the old version has reached the Broker too
+        client = make_client(fake.url)
+        task_id = client.ensure_submitted(spec).task_id
+        client.wait_for_task(task_id, timeout=20)
+        target = client.handoff_target(task_id, "events_web", interval_of(spec))
+        seen = []
+        result = client.wait_for_handoff(target, timeout=20, on_poll=seen.append)
+        assert result.state == "loaded" and "Broker queries this version" in result.detail
+        waiting_on_broker = [r for r in seen if r.served == r.expected and "Broker" in r.detail]
+        assert waiting_on_broker and waiting_on_broker[0].state == "pending"
+        assert "another version" in waiting_on_broker[0].detail  # the old version is what queries read

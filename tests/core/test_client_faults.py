@@ -65,7 +65,8 @@ def test_redirect_to_leader_is_followed(make_client) -> None:
         follower.add_fault(
             Fault(method=None, path=r"^/druid/indexer/", kind="redirect", redirect_to=leader.url, times=None)
         )
-        client = make_client(follower.url, coordinator_url=leader.url, username="u", password="pw")
+        client = make_client(follower.url, coordinator_url=leader.url, broker_url=leader.url,
+                             username="u", password="pw")
         task_id, handoff = run_ingestion(client, day_spec())
         assert handoff == "loaded" and leader.task(task_id) is not None and follower.task(task_id) is None
         assert all(r.headers.get("Authorization", "").startswith("Basic ") for r in leader.requests)

@@ -54,9 +54,12 @@ STEPS = [
     "loadstatus_empty_interval", "served_empty_interval",
     "empty_range_status", "empty_range_reports", "empty_range_segments",
     "empty_dynamic_over_data_status", "empty_dynamic_over_data_reports", "empty_dynamic_over_data_segments",
-    "served_after_replace",
+    "served_after_replace", "broker_candidates", "broker_candidates_after_tombstones",
     "empty_dynamic_no_data_reports", "empty_dynamic_no_data_segments",
 ]
+
+BROKER = "/druid/v2"
+CANDIDATES_Q = {"intervals": "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"}
 
 # step -> why the fake is allowed to differ (keep short; prefer fixing the fake).
 KNOWN_DIFFERENCES: dict[str, str] = {
@@ -302,6 +305,10 @@ def run_scenario(base_url: str, events_dir: Path, datasource: str, *,
     n_served = sum(len(v) for v in served.json().values()) if served.status_code == 200 else None
     sc.record("served_interval_full", served, facts=n_served)
     sc.record("served_interval_simple", sc.req("GET", f"{C1}/datasources/{ds}/intervals/{DAY_ISO}?simple"))
+    resp, ok = sc.wait_until(lambda: sc.req("GET", f"{BROKER}/datasources/{ds}/candidates", params=CANDIDATES_Q),
+                             lambda r: r.status_code == 200 and len(r.json()) == len(published), timeout=30)
+    sc.record("broker_candidates", resp, facts=(ok, sorted({c["version"] for c in resp.json()}) == [
+        published[0]["version"]] if resp.status_code == 200 and published else None))
     hq = {"interval": first.get("interval"), "partitionNumber": 0, "version": first.get("version")}
     resp, ok = sc.wait_until(lambda: sc.req("GET", f"{C1}/datasources/{ds}/handoffComplete", params=hq),
                              lambda r: r.status_code == 200 and r.json() is True, timeout=30)
@@ -361,6 +368,11 @@ def run_scenario(base_url: str, events_dir: Path, datasource: str, *,
             resp = sc.req("GET", f"{C1}/datasources/{ds}/intervals/{DAY_ISO}?simple")
             counts = sorted({v["count"] for v in resp.json().values()}) if resp.status_code == 200 else None
             sc.record("served_after_replace", resp, facts=counts)
+            # The Broker lists no tombstones: the emptied day has no candidates once they are loaded.
+            resp, ok = sc.wait_until(
+                lambda: sc.req("GET", f"{BROKER}/datasources/{ds}/candidates", params=CANDIDATES_Q),
+                lambda r: r.status_code == 200 and r.json() == [], timeout=30)
+            sc.record("broker_candidates_after_tombstones", resp, facts=ok)
     return sc.obs
 
 
