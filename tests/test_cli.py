@@ -1,0 +1,78 @@
+"""The operator's CLI: pre-flight validation offline, pool sizing and timeouts from a (fake) cluster."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import requests
+
+from airflow_provider_druid_ingest.cli import main, percentile, pool_size
+from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+
+SPEC = str(Path(__file__).resolve().parents[1] / "dags/specs/events_web.json")
+DAY = "2026-11-01T00:00:00Z/2026-11-02T00:00:00Z"
+
+
+def test_validate_ok_prints_slots_and_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", SPEC, "--interval", DAY, "--input", "/data/2026-11-01"]) == 0
+    out = capsys.readouterr().out
+    assert "task slots at peak: 3" in out and "task id: ingest_events_web_20261101-20261102_" in out
+
+
+def test_validate_reports_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["ioConfig"]["dropExisitng"] = True
+    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = ["2026-11-02/2026-11-01"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(spec))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "spec.ioConfig.dropExisitng" in out and "dropExisting" in out
+    assert "spec.dataSchema.granularitySpec.intervals" in out
+
+
+def test_pool_from_capacity(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeDruid(worker_capacity=8) as fake:
+        assert main(["pool", "--url", fake.url, "--spec", SPEC, "--headroom", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "task slots: 8" in out and "pool: 2 concurrent ingestion(s) x 3 slot(s) = 6 slots" in out
+    assert 'airflow pools set druid_ingest 6 "Druid task slots" --include-deferred' in out
+
+
+def test_timeouts_from_history_with_env_credentials(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DRUID_USER", "admin")
+    monkeypatch.setenv("DRUID_PASSWORD", "cli-s3cret")
+    with FakeDruid(task_duration=0.05, auth={"admin": ("cli-s3cret", "write")}) as fake:
+        for i, duration in enumerate((0.1, 0.2, 0.3)):
+            fake.plan_next_task(TaskPlan(duration=duration))
+            spec = json.loads(Path(SPEC).read_text())
+            spec["id"] = f"hist_{i}"
+            spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = [DAY]
+            requests.post(f"{fake.url}/druid/indexer/v1/task", json=spec, auth=("admin", "cli-s3cret"), timeout=5)
+        fake.plan_next_task(TaskPlan(duration=0.05))
+        import time
+
+        time.sleep(1.0)
+        assert main(["timeouts", "--url", fake.url, "--datasource", "events_web"]) == 0
+    out = capsys.readouterr().out
+    assert "3 successful task(s)" in out and '"task_timeout": 600' in out
+    assert "cli-s3cret" not in out
+
+
+def test_timeouts_without_history_fails_clearly(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeDruid() as fake:
+        assert main(["timeouts", "--url", fake.url, "--datasource", "nothing_here"]) == 1
+    assert "no completed SUCCESS tasks" in capsys.readouterr().out
+
+
+def test_unreachable_cluster_is_an_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pool", "--url", "http://127.0.0.1:9"]) == 1
+    assert "error:" in capsys.readouterr().err
+
+
+def test_sizing_math() -> None:
+    assert pool_size(40, 5) == 8  # the seed's example: 40 slots, k=4
+    assert pool_size(4, 5) == 1 and pool_size(10, 3, headroom=2) == 2
+    assert percentile([1, 2, 3, 4, 100], 95) == 100 and percentile([5], 50) == 5
