@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 XCOM_TASK_ID = "druid_task_id"
 XCOM_TASK_URL = "druid_task_url"
+XCOM_VERSION_CEILING = "druid_version_ceiling"  # see core/handoff.py: tells this task's version from a later one
 
 
 def push_task_refs(context: Any, druid_task_id: str, url: str | None, *, push_id: bool = True) -> None:

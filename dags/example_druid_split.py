@@ -43,7 +43,12 @@ with DAG(
     )
     wait_task = DruidTaskSensor(task_id="wait_for_task", druid_task_id=DRUID_TASK_ID, timeout=6 * 3600)
     wait_loaded = DruidHandoffSensor(
-        task_id="wait_for_handoff", druid_task_id=DRUID_TASK_ID, datasource=DATASOURCE, timeout=3600
+        task_id="wait_for_handoff",
+        druid_task_id=DRUID_TASK_ID,
+        datasource=DATASOURCE,
+        # the instant the task sensor saw the Druid task holding its lock: tells its version from a later one's
+        version_ceiling="{{ ti.xcom_pull(task_ids='wait_for_task', key='druid_version_ceiling') }}",
+        timeout=3600,
     )
 
     @task

@@ -11,10 +11,11 @@ from typing import Any
 
 from .errors import DruidProtocolError, UnknownTaskError
 from .http import Request, Response, raise_for_status, seg
-from .models import ClusterCapacity, Segment, TaskStatus, WorkerInfo
+from .models import ClusterCapacity, Segment, TaskLock, TaskStatus, WorkerInfo
 
 INDEXER = "/druid/indexer/v1"
 COORD = "/druid/coordinator/v1"
+EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime
 
 
 def _location(loc: Any) -> str | None:
@@ -30,6 +31,7 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
     if not isinstance(state, str):
         raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
     duration = data.get("duration")
+    queued = data.get("queueInsertionTime")
     return TaskStatus(
         task_id=str(data.get("id") or task_id),
         state=state,
@@ -40,6 +42,8 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
         datasource=data.get("dataSource"),
         task_type=data.get("type"),
         location=_location(data.get("location")),
+        queued_time=queued if isinstance(queued, str) and queued != EPOCH else None,
+        group_id=data.get("groupId"),
     )
 
 
@@ -60,7 +64,7 @@ def parse_submit(resp: Response, req: Request) -> str:
 
 
 def status(task_id: str) -> Request:
-    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}/status", task_id=task_id)
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/status", task_id=task_id)
 
 
 def parse_status(resp: Response, req: Request) -> TaskStatus:
@@ -91,7 +95,7 @@ def parse_bulk_status(resp: Response, req: Request) -> dict[str, TaskStatus]:
 
 
 def reports(task_id: str) -> Request:
-    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}/reports", task_id=task_id)
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/reports", task_id=task_id)
 
 
 def parse_reports(resp: Response, req: Request) -> dict[str, Any] | None:
@@ -104,7 +108,7 @@ def parse_reports(resp: Response, req: Request) -> dict[str, Any] | None:
 
 
 def shutdown(task_id: str) -> Request:
-    return Request("POST", "overlord", f"{INDEXER}/task/{seg(task_id)}/shutdown", task_id=task_id)
+    return Request("POST", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/shutdown", task_id=task_id)
 
 
 def parse_shutdown(resp: Response, req: Request) -> None:
@@ -113,7 +117,7 @@ def parse_shutdown(resp: Response, req: Request) -> None:
 
 
 def task_payload(task_id: str) -> Request:
-    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id)}", task_id=task_id)
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}", task_id=task_id)
 
 
 def parse_task_payload(resp: Response, req: Request) -> dict[str, Any]:
@@ -167,6 +171,39 @@ def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:
     ) else []
 
 
+def active_locks(datasource: str, intervals: list[str] | None = None) -> Request:
+    """Locks held now on ``datasource`` (all its intervals unless given): ``OverlordResource.getActiveLocks``,
+    which needs STATE WRITE. Priority 0 keeps every lock (the filter drops locks below it)."""
+    policy: dict[str, Any] = {"datasource": datasource, "priority": 0}
+    if intervals:
+        policy["intervals"] = list(intervals)
+    return Request("POST", "overlord", f"{INDEXER}/activeLocks", json_body=[policy])
+
+
+def parse_active_locks(resp: Response, req: Request) -> list[TaskLock]:
+    """``{"datasourceToLocks": {ds: [TaskLock]}}``; a datasource without locks is absent."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    per_ds = data.get("datasourceToLocks") if isinstance(data, dict) else None
+    if not isinstance(per_ds, dict):
+        raise DruidProtocolError(f"activeLocks answered without datasourceToLocks: {resp.text[:200]!r}", url=resp.url)
+    found = []
+    for locks in per_ds.values():
+        for lock in locks if isinstance(locks, list) else []:
+            if isinstance(lock, dict) and lock.get("groupId") and lock.get("version") and lock.get("interval"):
+                found.append(
+                    TaskLock(
+                        group_id=str(lock["groupId"]),
+                        datasource=str(lock.get("dataSource") or ""),
+                        interval=str(lock["interval"]),
+                        version=str(lock["version"]),
+                        lock_type=lock.get("type"),
+                        revoked=bool(lock.get("revoked", False)),
+                    )
+                )
+    return found
+
+
 def is_leader() -> Request:
     return Request("GET", "overlord", f"{INDEXER}/isLeader")
 
@@ -197,7 +234,7 @@ def used_segments(datasource: str, intervals: list[str]) -> Request:
     return Request(
         "POST",
         "coordinator",
-        f"{COORD}/metadata/datasources/{seg(datasource)}/segments",
+        f"{COORD}/metadata/datasources/{seg(datasource, 'datasource')}/segments",
         params=(("full", "true"),),
         json_body=list(intervals),
     )
@@ -216,7 +253,7 @@ def served_segments(datasource: str, interval: str) -> Request:
     return Request(
         "GET",
         "coordinator",
-        f"{COORD}/datasources/{seg(datasource)}/intervals/{seg(interval.replace('/', '_'))}",
+        f"{COORD}/datasources/{seg(datasource, 'datasource')}/intervals/{seg(interval.replace('/', '_'), 'interval')}",
         params=(("full", "true"),),
     )
 
@@ -243,7 +280,7 @@ def handoff_complete(datasource: str, segment: Segment) -> Request:
     return Request(
         "GET",
         "coordinator",
-        f"{COORD}/datasources/{seg(datasource)}/handoffComplete",
+        f"{COORD}/datasources/{seg(datasource, 'datasource')}/handoffComplete",
         params=(
             ("interval", segment.interval),
             ("partitionNumber", str(segment.partition_num)),
@@ -265,7 +302,7 @@ def broker_candidates(datasource: str, intervals: list[str]) -> Request:
     return Request(
         "GET",
         "broker",
-        f"/druid/v2/datasources/{seg(datasource)}/candidates",
+        f"/druid/v2/datasources/{seg(datasource, 'datasource')}/candidates",
         params=(("intervals", ",".join(intervals)),),
     )
 

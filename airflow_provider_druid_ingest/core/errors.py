@@ -99,6 +99,11 @@ class DruidRedirectError(DruidFatalError):
     """A leader redirect pointed at a host this client will not send credentials to, or looped."""
 
 
+class DruidUsageError(DruidFatalError, ValueError):
+    """The call itself cannot be right, so nothing is sent: e.g. a task id of ``..`` (it would change the URL
+    path), or a handoff check for a datasource the task never wrote."""
+
+
 class DruidProtocolError(DruidFatalError):
     """Druid answered 2xx with a body this client cannot interpret."""
 
@@ -141,16 +146,13 @@ class DruidRetriesExhaustedError(DruidError):
 
 
 class DruidTaskFailedError(DruidError):
-    """The Druid task ended FAILED. ``summary`` is the report summary text when one was available."""
+    """The Druid task ended FAILED. Built by ``reports.task_failed_error``: ``text`` holds the full errorMsg
+    (from the report when the status cut it), the row stats and the first unparseable events, bounded."""
 
-    def __init__(self, task_id: str, error_msg: str | None, summary: str | None = None) -> None:
+    def __init__(self, task_id: str, error_msg: str | None, text: str | None = None) -> None:
         self.task_id = task_id
         self.error_msg = error_msg
-        self.summary = summary
-        text = f"Druid task {task_id} FAILED: {error_msg or 'no errorMsg'}"
-        if summary:
-            text += "\n" + summary
-        super().__init__(text)
+        super().__init__(text or f"Druid task {task_id} FAILED: {error_msg or 'no errorMsg'}")
 
 
 class HandoffNeverError(DruidError):

@@ -53,6 +53,14 @@ class ClientFacade:
         """The raw ``/reports`` JSON, or None when Druid has none (yet)."""
         return self._run(call(ep.reports(task_id), ep.parse_reports))
 
+    def report_summary(self, task_id: str) -> Any:
+        """ReportSummary of ``/reports``, or None when there is none or it cannot be read."""
+        return self._run(ops.report_summary(task_id))
+
+    def observe_task(self, task_id: str, ceiling: str | None = None) -> Any:
+        """TaskStatus, with ``version_ceiling`` filled the first time the task is seen holding its lock."""
+        return self._run(ops.observe_task(task_id, ceiling))
+
     def shutdown(self, task_id: str) -> Any:
         return self._run(call(ep.shutdown(task_id), ep.parse_shutdown))
 
@@ -101,6 +109,38 @@ class ClientFacade:
         )
         return self._run(ops.ensure_submitted(spec, base, max_attempts))
 
+    def ingest(
+        self,
+        spec: dict[str, Any],
+        *,
+        datasource: str | None = None,
+        intervals: list[str] | None = None,
+        idempotency_key: str | None = None,
+        id_prefix: str = "ingest",
+        task_timeout: float = 12 * 3600.0,
+        handoff_timeout: float | None = 3600.0,
+        schedule: PollSchedule | None = None,
+        on_never: str = "fail",
+        max_attempts: int = 20,
+    ) -> Any:
+        """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
+
+        Validates first (SpecValidationError before any HTTP). Raises DruidTaskFailedError when the task FAILED
+        (its message holds the full errorMsg, row stats and first unparseable events), HandoffNeverError,
+        DruidWaitTimeoutError. ``handoff_timeout=None`` stops at the task's SUCCESS.
+        """
+        validate_spec(spec)
+        facts = spec_facts(spec)
+        ds = datasource or facts.datasource or ""
+        spans = intervals or list(facts.intervals)
+        base = base_task_id(spec, ds, spans, idempotency_key, id_prefix)
+        return self._run(
+            ops.ingest(
+                spec, base, datasource=ds, intervals=spans, append=facts.append, task_timeout=task_timeout,
+                handoff_timeout=handoff_timeout, schedule=schedule, on_never=on_never, max_attempts=max_attempts,
+            )
+        )
+
     def wait_for_task(
         self, task_id: str, timeout: float, schedule: PollSchedule | None = None, on_poll: Any = None
     ) -> Any:
@@ -108,10 +148,19 @@ class ClientFacade:
         return self._run(ops.wait_for_task(task_id, timeout, schedule, on_poll))
 
     def handoff_target(
-        self, task_id: str, datasource: str, intervals: list[str], append: bool = False
+        self,
+        task_id: str,
+        datasource: str,
+        intervals: list[str],
+        append: bool = False,
+        version_ceiling: str | None = None,
     ) -> Any:
-        """HandoffTarget for a SUCCESS task (reads its status and report once)."""
-        return self._run(ops.handoff_target(task_id, datasource, intervals, append))
+        """HandoffTarget for a SUCCESS task (reads its status and report once).
+
+        Pass the ``version_ceiling`` of the status ``wait_for_task`` returned: it tells this task's segment
+        version from a later replace's. Raises DruidUsageError when ``datasource`` is not the task's own.
+        """
+        return self._run(ops.handoff_target(task_id, datasource, intervals, append, version_ceiling))
 
     def check_handoff(self, target: HandoffTarget) -> Any:
         """HandoffResult of one look at metadata and the served inventory."""

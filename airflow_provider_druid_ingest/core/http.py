@@ -25,6 +25,7 @@ from .errors import (
     DruidServerError,
     DruidThrottledError,
     DruidUnsupportedMediaTypeError,
+    DruidUsageError,
     DruidValidationError,
     DuplicateTaskIdError,
     UnknownTaskError,
@@ -34,8 +35,18 @@ MAX_REDIRECTS = 3
 MAX_ERROR_BODY = 2000
 
 
-def seg(value: str) -> str:
-    """URL-encode one path segment (task ids and datasource names may hold ``:``, spaces, ``%``...)."""
+def seg(value: str, what: str = "path segment") -> str:
+    """URL-encode one path segment (task ids and datasource names may hold ``:``, spaces, ``%``...).
+
+    ``""``, ``.`` and ``..`` survive percent-encoding and are then collapsed by HTTP clients and servers
+    (``/task/../status`` is ``/druid/indexer/v1/status``), so they are refused before any request is made.
+    Druid never creates such ids or datasources (``IdUtils.validateId``: not empty, no leading ``.``).
+    """
+    if value in ("", ".", ".."):
+        raise DruidUsageError(
+            f"{what} {value!r} cannot be sent to Druid: it would change the URL path; Druid ids and "
+            "datasource names are never empty and never start with '.'"
+        )
     return quote(value, safe="")
 
 

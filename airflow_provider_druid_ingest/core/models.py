@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .reports import ReportSummary
 
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (A.2).
 RUNNING = "RUNNING"
@@ -17,6 +20,10 @@ class TaskStatus:
     """One task's state. ``state`` comes from ``statusCode`` (or ``status`` in bulk answers).
 
     ``runner_state`` is informational only: Druid reports ``WAITING`` for finished tasks (A.2 quirk).
+    ``queued_time`` is Druid's ``queueInsertionTime`` when it is real (task lists, for tasks the runner has).
+    ``version_ceiling`` is filled in by waits (:func:`~.operations.observe_task`), never by Druid: an instant on
+    the Overlord's clock at which this task held its time-chunk lock, so its segment versions are <= it and a
+    later replace's are > it. None when the lock was never seen (the task finished between two looks).
     """
 
     task_id: str
@@ -28,6 +35,9 @@ class TaskStatus:
     datasource: str | None = None
     task_type: str | None = None
     location: str | None = None
+    queued_time: str | None = None
+    group_id: str | None = None
+    version_ceiling: str | None = None
 
     @property
     def is_terminal(self) -> bool:
@@ -107,11 +117,24 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class TaskLock:
+    """One active lock from ``POST /druid/indexer/v1/activeLocks``. ``group_id`` is the holder's groupId."""
+
+    group_id: str
+    datasource: str
+    interval: str
+    version: str
+    lock_type: str | None = None
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
 class HandoffTarget:
     """What "this task's data is queryable" means, fixed once after the task succeeded.
 
-    ``min_version`` is the task's ``createdTime``: a non-append task's lock version is taken at lock
-    time, so its segments have a version >= it and newer than anything they replace (A.7 b).
+    ``min_version`` is the task's ``createdTime``: a replace task's lock version is the Overlord's clock when
+    it acquires its time-chunk lock, so its segments have a version >= it. ``version_ceiling`` (when a wait
+    saw the task holding its lock) separates this task's version from later ones; see ``handoff.py``.
     """
 
     task_id: str
@@ -120,6 +143,7 @@ class HandoffTarget:
     min_version: str
     append: bool = False
     segments_published: int | None = None
+    version_ceiling: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -136,8 +160,9 @@ class HandoffResult:
     """One evaluation of the gate.
 
     ``state``: ``loaded`` (all of this task's segments are served), ``pending``, ``never`` (load rules give
-    some of them zero replicas), ``nothing`` (the task published no segments), ``superseded`` (a newer
-    ingestion replaced them; its data is what queries see).
+    some of them zero replicas), ``nothing`` (the task published no segments), ``superseded`` (a later
+    ingestion replaced them, and *its* segments are served: that is what queries read). ``superseded_by``
+    names that later version.
     """
 
     state: str
@@ -147,6 +172,7 @@ class HandoffResult:
     never: tuple[str, ...] = field(default_factory=tuple)
     version: str | None = None
     detail: str = ""
+    superseded_by: str | None = None
 
     @property
     def done(self) -> bool:
@@ -157,3 +183,17 @@ class HandoffResult:
         data["missing"] = list(self.missing)[:20]
         data["never"] = list(self.never)[:20]
         return data
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What the one-call ingestion did: the submit (or adoption), the terminal status, the final report,
+    and the handoff verdict (None when the caller did not wait for handoff)."""
+
+    submit: SubmitOutcome
+    status: TaskStatus
+    report: ReportSummary | None
+    handoff: HandoffResult | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -18,6 +18,8 @@ from .errors import (
     DruidAuthError,
     DruidError,
     DruidNotFoundError,
+    DruidTaskFailedError,
+    DruidUsageError,
     DruidValidationError,
     DruidWaitTimeoutError,
     DuplicateTaskIdError,
@@ -25,9 +27,10 @@ from .errors import (
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
-from .handoff import broker_lag, evaluate, select_task_segments, span_of
+from .handoff import _version_key, broker_lag, chunk_targets, evaluate, required_segments, span_of
 from .ids import attempt_id
-from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
+from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from .reports import ReportSummary, parse_report, task_failed_error
 from .retry import PollSchedule
 
 
@@ -88,6 +91,41 @@ def _status_after_duplicate(task_id: str) -> Operation[TaskStatus]:
     raise DruidError(f"Druid says task {task_id} already exists but will not report its status")
 
 
+def lock_ceiling(status: TaskStatus) -> Operation[str | None]:
+    """An instant at which ``status``'s task holds its time-chunk lock (see ``handoff.py``), or None.
+
+    The exact lock version from ``POST /activeLocks`` (STATE WRITE); when that is refused (403, or 404/405 on an
+    older Druid or a proxy), the ``queueInsertionTime`` of the task in ``GET /tasks?state=<runner state>``, which
+    the runner stamps just after the lock is granted (valid for tasks whose spec names intervals, as every spec
+    this package submits does). Optional: any error gives None, never a failed wait.
+    """
+    group = status.group_id or status.task_id
+    datasource = status.datasource
+    if not datasource:
+        return None
+    try:
+        locks = yield from call(ep.active_locks(datasource), ep.parse_active_locks)
+        mine = [lock.version for lock in locks if lock.group_id == group and not lock.revoked]
+        return max(mine, key=_version_key) if mine else None
+    except (DruidAuthError, DruidNotFoundError, DruidValidationError):
+        pass
+    except DruidError:
+        return None
+    try:
+        listed = yield from call(ep.tasks((status.runner_state or "running").lower(), datasource), ep.parse_tasks)
+    except DruidError:
+        return None
+    return next((t.queued_time for t in listed if t.task_id == status.task_id and t.queued_time), None)
+
+
+def observe_task(task_id: str, ceiling: str | None = None) -> Operation[TaskStatus]:
+    """``/status``, plus the lock ceiling the first time the task is seen in the runner (lock held)."""
+    status = yield from call(ep.status(task_id), ep.parse_status)
+    if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
+        ceiling = yield from lock_ceiling(status)
+    return replace(status, version_ceiling=ceiling) if ceiling else status
+
+
 def wait_for_task(
     task_id: str,
     timeout: float,
@@ -95,12 +133,17 @@ def wait_for_task(
     on_poll: Callable[[TaskStatus], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Operation[TaskStatus]:
-    """Poll ``/status`` until SUCCESS or FAILED (``statusCode`` only: A.2), or raise on ``timeout``."""
+    """Poll ``/status`` until SUCCESS or FAILED (``statusCode`` only), or raise on ``timeout``.
+
+    The returned status carries ``version_ceiling`` when the task was seen holding its lock.
+    """
     schedule = schedule or PollSchedule()
     deadline = clock() + timeout
     polls = 0
+    ceiling: str | None = None
     while True:
-        status = yield from call(ep.status(task_id), ep.parse_status)
+        status = yield from observe_task(task_id, ceiling)
+        ceiling = status.version_ceiling
         if status.is_terminal:
             return status
         if on_poll is not None:
@@ -112,63 +155,101 @@ def wait_for_task(
         yield Sleep(min(schedule.delay(polls), remaining))
 
 
+def report_summary(task_id: str) -> Operation[ReportSummary | None]:
+    """The task's parsed report, or None when it has none or it cannot be read (after the usual retries)."""
+    try:
+        body = yield from call(ep.reports(task_id), ep.parse_reports)
+    except DruidError:
+        return None
+    return parse_report(body)
+
+
+def failure(status: TaskStatus) -> Operation[DruidTaskFailedError]:
+    """The DruidTaskFailedError for a FAILED task, with its report when Druid has one."""
+    return task_failed_error(status, (yield from report_summary(status.task_id)))
+
+
+def _spec_datasource(payload: dict[str, Any]) -> str | None:
+    schema = (payload.get("spec") or {}).get("dataSchema") or {}
+    return schema.get("dataSource") or payload.get("dataSource")
+
+
 def handoff_target(
-    task_id: str, datasource: str, intervals: list[str], append: bool = False
+    task_id: str,
+    datasource: str,
+    intervals: list[str],
+    append: bool = False,
+    version_ceiling: str | None = None,
 ) -> Operation[HandoffTarget]:
-    """Fix what "loaded" means for a SUCCESS task: its createdTime as version floor, its publish count.
+    """Fix what "loaded" means for a SUCCESS task: its createdTime as version floor, the lock ceiling a wait
+    observed (``version_ceiling``), its publish count.
 
     Without ``intervals`` the task's own ``granularitySpec.intervals`` are used (read from its payload).
+    ``datasource`` must be the task's own (empty: the task's); a FAILED task raises DruidTaskFailedError.
+    The report is optional here: when it cannot be read the count is unknown, nothing more.
     """
     status = yield from call(ep.status(task_id), ep.parse_status)
+    if status.state == FAILED:
+        raise (yield from failure(status))
     if status.state != SUCCESS:
-        raise DruidError(f"handoff is only defined for a SUCCESS task; {task_id} is {status.phase}")
-    report = yield from call(ep.reports(task_id), ep.parse_reports)
-    payload = ((report or {}).get("ingestionStatsAndErrors") or {}).get("payload") or {}
-    published = payload.get("segmentsPublished")
+        raise DruidUsageError(f"handoff is only defined for a SUCCESS task; {task_id} is {status.phase}")
+    own = status.datasource
+    payload: dict[str, Any] | None = None
+    if not intervals or not own:
+        payload = yield from call(ep.task_payload(task_id), ep.parse_task_payload)
+        own = own or _spec_datasource(payload)
+    if datasource and own and datasource != own:
+        raise DruidUsageError(
+            f"Druid task {task_id} ingested into datasource {own!r}, not {datasource!r}: its handoff can only be "
+            f"checked on {own!r} (pass that datasource, or leave it empty to use the task's own)"
+        )
     if not intervals:
-        task = yield from call(ep.task_payload(task_id), ep.parse_task_payload)
-        granularity = ((task.get("spec") or {}).get("dataSchema") or {}).get("granularitySpec") or {}
+        granularity = (((payload or {}).get("spec") or {}).get("dataSchema") or {}).get("granularitySpec") or {}
         intervals = [str(i) for i in granularity.get("intervals") or []]
         if not intervals:
-            raise DruidError(
+            raise DruidUsageError(
                 f"cannot check handoff of {task_id}: neither the caller nor the task's spec names intervals"
             )
+    summary = yield from report_summary(task_id)
     return HandoffTarget(
         task_id=task_id,
-        datasource=datasource or status.datasource or "",
+        datasource=datasource or own or "",
         intervals=tuple(intervals),
-        min_version=status.created_time or "1970-01-01T00:00:00.000Z",
+        min_version=status.created_time or ep.EPOCH,
         append=append,
-        segments_published=int(published) if isinstance(published, int) else None,
+        segments_published=summary.segments_published if summary is not None else None,
+        version_ceiling=version_ceiling or status.version_ceiling,
     )
 
 
 def check_handoff(target: HandoffTarget) -> Operation[HandoffResult]:
-    """One look: metadata (fresh, interval-scoped) + served inventory over this task's span."""
+    """One look: metadata (fresh, interval-scoped), the served inventory over the span, then the Broker."""
     used = yield from call(ep.used_segments(target.datasource, list(target.intervals)), ep.parse_used_segments)
-    mine, superseded = select_task_segments(target, used)
-    if not mine:
-        return evaluate(target, mine, superseded, set())
-    span = span_of(mine)
+    chunks = chunk_targets(target, used)
+    required = required_segments(chunks)
+    if not required:
+        return evaluate(target, chunks, set())
+    span = span_of(required)
     served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)
     never: set[str] = set()
-    missing = [s for s in mine if s.segment_id not in served]
+    missing = [s for s in required if s.segment_id not in served]
     if missing:
-        # handoffComplete is true for an unserved segment only when its rule has no replicas (we already
-        # excluded newer versions). Re-read the inventory after it to rule out a load in between.
+        # handoffComplete is true for an unserved segment only when its rule has no replicas (it is the newest
+        # version of its chunk, so "a newer version exists" is excluded). Re-read the inventory after it to
+        # rule out a load in between.
         probe = missing[0]
         if (yield from call(ep.handoff_complete(target.datasource, probe), ep.parse_handoff_complete)):
             served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)
             if probe.segment_id not in served:
                 never = {s.segment_id for s in missing if s.interval == probe.interval}
-    result = evaluate(target, mine, superseded, served, never)
-    if result.state != "loaded":
+    result = evaluate(target, chunks, served, never)
+    if not result.done:
         return result
     try:
         candidates = yield from call(ep.broker_candidates(target.datasource, [span]), ep.parse_broker_candidates)
     except DruidNotFoundError:  # a Broker without ClientInfoResource: the Coordinator's word is all we have
         return replace(result, detail=result.detail + " (Broker view not available: not confirmed there)")
-    unseen, stale = broker_lag(mine, candidates)
+    unseen, stale = broker_lag(required, candidates)
     if unseen or stale:
         return replace(
             result,
@@ -216,3 +297,33 @@ def wait_for_handoff(
             )
         polls += 1
         yield Sleep(min(schedule.delay(polls), remaining))
+
+
+def ingest(
+    spec: dict[str, Any],
+    base_id: str,
+    *,
+    datasource: str,
+    intervals: list[str],
+    append: bool,
+    task_timeout: float,
+    handoff_timeout: float | None,
+    schedule: PollSchedule | None = None,
+    on_never: str = "fail",
+    max_attempts: int = 20,
+) -> Operation[IngestResult]:
+    """Submit (or adopt), wait for the task, then for its data to be queryable: the whole contract in one call.
+
+    Raises DruidTaskFailedError (full errorMsg, row stats, unparseable samples) when the task FAILED,
+    HandoffNeverError for zero-replica segments (``on_never="fail"``), DruidWaitTimeoutError on either timeout.
+    ``handoff_timeout=None`` skips the handoff wait (the result's ``handoff`` is then None).
+    """
+    submitted = yield from ensure_submitted(spec, base_id, max_attempts)
+    status = yield from wait_for_task(submitted.task_id, task_timeout, schedule)
+    if status.state == FAILED:
+        raise (yield from failure(status))
+    if handoff_timeout is None:
+        return IngestResult(submitted, status, (yield from report_summary(status.task_id)), None)
+    target = yield from handoff_target(status.task_id, datasource, intervals, append, status.version_ceiling)
+    result = yield from wait_for_handoff(target, handoff_timeout, schedule, on_never=on_never)
+    return IngestResult(submitted, status, (yield from report_summary(status.task_id)), result)

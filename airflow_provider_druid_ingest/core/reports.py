@@ -8,8 +8,12 @@ because a summary must not mask the failure it is describing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from .errors import DruidTaskFailedError
+from .models import TaskStatus
 
 COUNTERS: tuple[str, ...] = ("processed", "processedBytes", "processedWithError", "thrownAway", "unparseable")
 BUILD_SEGMENTS = "buildSegments"
@@ -45,7 +49,7 @@ class ReportSummary:
                 summed[name] += counters.get(name, 0)
         return summed
 
-    def format(self) -> str:
+    def format(self, *, include_error: bool = True) -> str:
         """Multi-line text for a task log: state, row counts, segments, the full errorMsg, samples."""
         lines = [f"Druid task {self.task_id or '?'} report: state={self.ingestion_state or 'unknown'}"]
         if self.row_stats:
@@ -71,7 +75,7 @@ class ReportSummary:
             )
         if self.records_processed is not None:
             lines.append(f"  records processed: {self.records_processed:,}")
-        if self.error_msg:
+        if self.error_msg and include_error:
             lines.append("  errorMsg: " + self.error_msg)
         if self.unparseable_samples:
             shown = len(self.unparseable_samples)
@@ -103,6 +107,36 @@ class ReportSummary:
         """Rebuild from :meth:`to_dict` output (e.g. a trigger event payload); unknown keys are ignored."""
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+MAX_FAILURE_CHARS = 8000
+MAX_ERROR_CHARS = 5000
+_DRUID_CUT = re.compile(r"\.\.\.\d+ characters omitted\.\.\.")
+
+
+def _bounded(text: str, limit: int) -> str:
+    """``text`` cut in the middle to at most ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 40) // 2
+    return f"{text[:half]} ...[{len(text) - 2 * half} characters left out]... {text[-half:]}"
+
+
+def task_failed_error(status: TaskStatus, summary: ReportSummary | None) -> DruidTaskFailedError:
+    """The one failure of a FAILED Druid task: the full errorMsg, row stats, the first unparseable events.
+
+    Druid cuts the status ``errorMsg`` at 1024 characters; the report has the whole text, so it wins when
+    present. Bounded (about 8 KB) so it fits an alert, a trigger event and an Airflow exception.
+    """
+    full = summary.error_msg if summary is not None and summary.error_msg else None
+    error = full or status.error_msg
+    note = ""
+    if not full and error and _DRUID_CUT.search(error):
+        note = " (Druid cut this message and no task report holds the full text)"
+    head = f"Druid task {status.task_id} FAILED: {_bounded(error, MAX_ERROR_CHARS) if error else 'no errorMsg'}{note}"
+    details = summary.format(include_error=False) if summary is not None else "(no task report)"
+    text = _bounded(f"{head}\n{details}", MAX_FAILURE_CHARS)
+    return DruidTaskFailedError(status.task_id, error, text)
 
 
 def _or_na(value: int | None) -> str:

@@ -21,7 +21,7 @@ from airflow.sdk.exceptions import (
     TaskDeferralTimeout,
 )
 
-from airflow_provider_druid_ingest.core.errors import DruidError, DruidWaitTimeoutError
+from airflow_provider_druid_ingest.core.errors import DruidError, DruidUsageError, DruidWaitTimeoutError
 from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
 from airflow_provider_druid_ingest.links import XCOM_TASK_ID, push_task_refs
 from airflow_provider_druid_ingest.operators.submit import DruidSpecOperator, default_deferrable, default_outlets
@@ -131,7 +131,7 @@ class DruidIngestOperator(DruidSpecOperator):
                 outcome = self.ensure(client, prepared)
                 self._druid_task_id = outcome.task_id
                 push_task_refs(context, outcome.task_id, client.config.console_task_url(outcome.task_id))
-                status = client.status(outcome.task_id)
+                status = client.observe_task(outcome.task_id)
                 if status.is_terminal:
                     self.log.info("Druid task %s is already %s: not deferring", outcome.task_id, status.state)
                     event = task_event(status, report_summary_sync(client, outcome.task_id))
@@ -188,7 +188,8 @@ class DruidIngestOperator(DruidSpecOperator):
         if event.get("summary_text"):
             self.log.info("Druid task %s report:\n%s", druid_task_id, event["summary_text"])
         if event["status"] == "failed":
-            raise AirflowException(f"{event['message']} (a retry submits the next attempt)")
+            # The message is the DruidTaskFailedError text: what on_failure_callback and alerts get.
+            raise AirflowException(f"{event['message']}\n(an Airflow retry submits the next attempt)")
         if event["status"] == "timeout":
             if self.shutdown_on_timeout:
                 self._shutdown(druid_task_id, "wait timed out")
@@ -205,7 +206,12 @@ class DruidIngestOperator(DruidSpecOperator):
             datasource, intervals = prepared.datasource, prepared.intervals
             append = prepared.append if self.append is None else self.append
         with self._client() as client:
-            target = client.handoff_target(druid_task_id, datasource, list(intervals), append)
+            try:
+                target = client.handoff_target(
+                    druid_task_id, datasource, list(intervals), append, event.get("version_ceiling")
+                )
+            except DruidUsageError as exc:
+                raise AirflowFailException(str(exc)) from None
             result = client.check_handoff(target)
             if not (result.done or result.state == "never") and not self.deferrable:
                 result = self._wait_handoff_in_worker(client, target)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
 
-from airflow_provider_druid_ingest.core.errors import DruidFatalError
+from airflow_provider_druid_ingest.core.errors import DruidFatalError, DruidTaskFailedError
 from airflow_provider_druid_ingest.core.models import HandoffTarget
 from airflow_provider_druid_ingest.core.spec import spec_facts
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
@@ -35,6 +35,10 @@ class DruidHandoffSensor(BaseSensorOperator):
     :param druid_task_id: templated, typically ``"{{ ti.xcom_pull(task_ids='submit') }}"``
     :param datasource: templated; default: the task's own datasource
     :param intervals: templated; default: the run's data interval (as the submit operator uses)
+    :param version_ceiling: templated; the ``druid_version_ceiling`` XCom of the ``DruidTaskSensor`` that
+        waited for the task (``"{{ ti.xcom_pull(task_ids='wait_for_task', key='druid_version_ceiling') }}"``).
+        It lets the gate tell this task's segment version from a later replace's and report ``superseded``;
+        without it the gate still waits for the newest version in each chunk (never early).
     :param append: the task appended (``appendToExisting``): every visible segment of the intervals must be
         served, not only a new version
     :param on_never: ``"fail"`` (default, no retry) or ``"pass"`` when load rules give the segments zero
@@ -47,7 +51,7 @@ class DruidHandoffSensor(BaseSensorOperator):
     segments") is fixed once from the task's status and report, then the trigger re-evaluates it.
     """
 
-    template_fields: Sequence[str] = ("druid_task_id", "datasource", "intervals")
+    template_fields: Sequence[str] = ("druid_task_id", "datasource", "intervals", "version_ceiling")
     operator_extra_links = (DruidTaskLink(),)
     ui_color = "#81d4fa"
 
@@ -57,6 +61,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         druid_task_id: str,
         datasource: str | None = None,
         intervals: list[str] | str | None = None,
+        version_ceiling: str | None = None,
         append: bool = False,
         on_never: str = "fail",
         druid_conn_id: str = DruidHook.default_conn_name,
@@ -74,6 +79,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.druid_task_id = druid_task_id
         self.datasource = datasource
         self.intervals = intervals
+        self.version_ceiling = version_ceiling
         self.append = append
         self.on_never = on_never
         self.druid_conn_id = druid_conn_id
@@ -92,8 +98,12 @@ class DruidHandoffSensor(BaseSensorOperator):
                 try:
                     if not intervals:  # no data interval: the intervals the task itself was given
                         intervals = spec_facts(client.task_payload(druid_task_id)).intervals
-                    self._target = client.handoff_target(druid_task_id, self.datasource or "", intervals, self.append)
-                except DruidFatalError as exc:
+                    ceiling = (self.version_ceiling or "").strip()
+                    self._target = client.handoff_target(
+                        druid_task_id, self.datasource or "", intervals, self.append,
+                        ceiling if ceiling and ceiling != "None" else None,
+                    )
+                except (DruidFatalError, DruidTaskFailedError) as exc:
                     raise AirflowFailException(str(exc)) from None
                 if context.get("ti") is not None:
                     url = client.config.console_task_url(druid_task_id)

@@ -18,7 +18,7 @@ from airflow.sdk.exceptions import AirflowException, AirflowFailException, Airfl
 from airflow_provider_druid_ingest.core.errors import DruidFatalError
 from airflow_provider_druid_ingest.core.models import FAILED, SUCCESS
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.links import DruidTaskLink, push_task_refs
+from airflow_provider_druid_ingest.links import XCOM_VERSION_CEILING, DruidTaskLink, push_task_refs
 from airflow_provider_druid_ingest.operators.submit import default_deferrable
 
 if TYPE_CHECKING:
@@ -36,7 +36,10 @@ class DruidTaskSensor(BaseSensorOperator):
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
 
-    Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too. Returns the task id.
+    Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too, and on SUCCESS
+    ``druid_version_ceiling`` (when the wait saw the task holding its lock) for ``DruidHandoffSensor``'s
+    ``version_ceiling``. Returns the task id. On FAILED the exception holds the full errorMsg, row stats and
+    first unparseable events.
     """
 
     template_fields: Sequence[str] = ("druid_task_id",)
@@ -61,6 +64,12 @@ class DruidTaskSensor(BaseSensorOperator):
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
         self.shutdown_on_kill = shutdown_on_kill
+        self._ceiling: str | None = None  # reschedule mode starts each poke afresh: the lock may be missed
+
+    @staticmethod
+    def _push_ceiling(context: Context, ceiling: str | None) -> None:
+        if ceiling and context.get("ti") is not None:
+            context["ti"].xcom_push(key=XCOM_VERSION_CEILING, value=ceiling)
 
     def _task_id(self) -> str:
         value = (self.druid_task_id or "").strip()
@@ -69,6 +78,7 @@ class DruidTaskSensor(BaseSensorOperator):
         return value
 
     def poke(self, context: Context) -> bool:
+        from airflow_provider_druid_ingest.core.reports import task_failed_error
         from airflow_provider_druid_ingest.triggers.task import report_summary_sync
 
         druid_task_id = self._task_id()
@@ -77,17 +87,19 @@ class DruidTaskSensor(BaseSensorOperator):
             if context.get("ti") is not None:
                 push_task_refs(context, druid_task_id, client.config.console_task_url(druid_task_id), push_id=False)
             try:
-                status = client.status(druid_task_id)
+                status = client.observe_task(druid_task_id, self._ceiling)
             except DruidFatalError as exc:  # unknown id, 401/403, wrong URL: waiting cannot help
                 raise AirflowFailException(str(exc)) from None
+            self._ceiling = status.version_ceiling
             if status.state == SUCCESS:
                 self.log.info("Druid task %s SUCCESS", druid_task_id)
+                self._push_ceiling(context, status.version_ceiling)
                 return True
             summary = report_summary_sync(client, druid_task_id)
         if status.state == FAILED:
             if summary is not None:
                 self.log.error("Druid task %s report:\n%s", druid_task_id, summary.format())
-            raise AirflowFailException(f"Druid task {druid_task_id} FAILED: {status.error_msg or 'no errorMsg'}")
+            raise AirflowFailException(str(task_failed_error(status, summary)))
         line = summary.progress_line() if summary is not None else "no report yet"
         self.log.info("Druid task %s %s: %s", druid_task_id, status.phase, line)
         return False
@@ -120,6 +132,7 @@ class DruidTaskSensor(BaseSensorOperator):
         druid_task_id = event["druid_task_id"]
         if event["status"] == "success":
             self.log.info("%s", event["message"])
+            self._push_ceiling(context, event.get("version_ceiling"))
             return druid_task_id
         if event["status"] == "failed":
             if event.get("summary_text"):

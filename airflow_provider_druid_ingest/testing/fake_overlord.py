@@ -19,6 +19,7 @@ from .fake_http import (
     text_response,
 )
 from .fake_tasks import FakeTask, InvalidInputError, SpecError, jackson_syntax_error, parse_task, validate_id
+from .fake_time import parse_interval
 
 V1 = "/druid/indexer/v1"
 _API_TASK_STATES = ["pending", "waiting", "running", "complete"]
@@ -174,6 +175,36 @@ async def post_task_status(ctx: Ctx) -> web.Response:
     return json_response(body)
 
 
+async def post_active_locks(ctx: Ctx) -> web.Response:
+    """``POST /activeLocks`` (Druid 33, RECORDED.md §13): STATE WRITE; a list of LockFilterPolicy."""
+    require_write(ctx)
+    if not _is_json(ctx):
+        return empty(415)
+    ok, policies = _body_json(ctx)
+    if not ok:
+        return legacy_error(400, jackson_syntax_error(ctx.rec.body.decode("utf-8", "replace")))
+    if not policies:
+        return text_response("No filter provided", 400, content_type="application/json")
+    if not isinstance(policies, list) or not all(isinstance(p, dict) for p in policies):
+        return legacy_error(400, "Cannot deserialize value of type `java.util.ArrayList<org.apache.druid.indexing."
+                            "overlord.LockFilterPolicy>` from Object value")
+    out: dict[str, list[dict[str, Any]]] = {}
+    with ctx.state.lock:
+        ctx.state.now()
+        for policy in policies:
+            ds = str(policy.get("datasource"))
+            try:
+                intervals = [parse_interval(str(i)) for i in policy.get("intervals") or []]
+            except ValueError as exc:
+                return legacy_error(400, str(exc))
+            minimum = int(policy.get("priority") or 0)
+            locks = [lock for task in ctx.state.active_locks(ds, intervals or None)
+                     for lock in reports.lock_entries(task) if lock["priority"] >= minimum]
+            if locks:
+                out[ds] = locks
+    return json_response({"datasourceToLocks": out})
+
+
 def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
     q = ctx.query
     if state_filter is not None and state_filter.lower() not in _API_TASK_STATES:
@@ -247,6 +278,7 @@ ROUTES = [
     ("POST", rf"{V1}/task/{_ID}/shutdown", post_shutdown),
     ("GET", rf"{V1}/task/{_ID}", get_payload),
     ("POST", rf"{V1}/taskStatus", post_task_status),
+    ("POST", rf"{V1}/activeLocks", post_active_locks),
     ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/shutdownAllTasks", post_shutdown_all),
     ("GET", rf"{V1}/tasks", get_tasks),
     ("GET", rf"{V1}/runningTasks", _fixed_list("running")),

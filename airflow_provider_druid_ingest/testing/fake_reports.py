@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .fake_tasks import FakeTask
-from .fake_time import format_instant
+from .fake_time import format_instant, format_interval
 
 EPOCH = "1970-01-01T00:00:00.000Z"
 UNKNOWN_LOCATION = {"host": None, "port": -1, "tlsPort": -1}
@@ -59,8 +59,25 @@ def status_response(task: FakeTask) -> dict[str, Any]:
 
 
 def list_entry(task: FakeTask) -> dict[str, Any]:
-    # A.2: list APIs show NONE for completed tasks.
-    return status_plus(task, task.runner_state if task.is_active else "NONE")
+    # A.2: list APIs show NONE for completed tasks. Druid 33 (RECORDED.md §13): for a task the runner has, the
+    # list shows the work item's queueInsertionTime (a few ms after its lock was granted), not EPOCH.
+    entry = status_plus(task, task.runner_state if task.is_active else "NONE")
+    if task.is_active and task.runner_state in ("PENDING", "RUNNING") and task.queued_time:
+        entry["queueInsertionTime"] = task.queued_time
+    return entry
+
+
+def lock_entries(task: FakeTask) -> list[dict[str, Any]]:
+    """TaskLock JSON of ``POST /activeLocks`` (Druid 33, RECORDED.md §13): one per locked interval."""
+    return [{"granularity": "timeChunk", "type": "EXCLUSIVE", "groupId": task.group_id, "dataSource": task.datasource,
+             "interval": format_interval(interval), "version": task.version, "priority": _priority(task),
+             "revoked": False} for interval in task.locks]
+
+
+def _priority(task: FakeTask) -> int:
+    # Task.getDefaultPriority: batch index tasks 50 unless the context sets "priority".
+    value = task.spec.get("context", {}).get("priority", 50)
+    return int(value) if isinstance(value, int | float) else 50
 
 
 def task_status(task: FakeTask) -> dict[str, Any]:
@@ -138,7 +155,7 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         # Druid 33 (RECORDED.md §3): {} in parallel mode; sequential mode not recorded.
         "recordsProcessed": {} if parallel else None,
     }
-    if task.published_count is not None:  # omitted when null
+    if task.published_count is not None and task.plan.report_segments_published:  # omitted when null
         payload["segmentsPublished"] = task.published_count  # A.4: count, tombstones included
     return {
         "ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id, "payload": payload},

@@ -26,6 +26,17 @@ from .fake_tasks import FakeTask, ParsedTask, TaskPlan
 from .fake_time import bucket_of, format_instant, now_iso, overlaps
 
 
+def _condense(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent or overlapping buckets merged, as AbstractBatchIndexTask condenses them before locking."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 class ClusterState:
     def __init__(self, *, task_duration: float, worker_capacity: int, handoff_delay: float,
                  pending_delay: float, coordinator_period: float, overshadowed_grace: float = 900.0,
@@ -189,7 +200,11 @@ class ClusterState:
             if not task.is_active:
                 continue
             if task.runner_state == "WAITING":
-                times.append(task.pending_at)
+                # Waiting for its time to come, then for its time-chunk locks (a release is another event).
+                if task.pending_at > now:
+                    times.append(task.pending_at)
+                elif self._can_lock(task):
+                    times.append(now)
             elif task.runner_state == "PENDING" and self._need(task) <= free:
                 times.append(now)
             elif task.runner_state == "RUNNING" and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
@@ -212,8 +227,8 @@ class ClusterState:
             if task.is_active and task.runner_state == "RUNNING" and not task.deadlocked \
                     and task.ingestion_state != "SEGMENT_AVAILABILITY_WAIT" and task.end_at <= t:
                 self._complete_run(task, t)
-            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t:
-                task.runner_state = "PENDING"  # A.2: handed to the runner, waiting for a slot
+            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t and self._can_lock(task):
+                self._lock(task, t)  # isReady got its locks: handed to the runner, waiting for a slot
         for seg in self.segments:
             if seg.used and seg.unused_at is not None and seg.unused_at <= t:
                 seg.used = False
@@ -253,11 +268,37 @@ class ClusterState:
             task.location = {"host": "127.0.0.1", "port": 8100 + task.seq % 900, "tlsPort": -1}
             # A.8 deadlock: parallel supervisor holding the only slot; its subtasks never get one.
             task.deadlocked = task.parsed.parallel and self.capacity == 1
-            # A.7 (b): non-APPEND lock version = now at lock time; kept strictly increasing here.
-            ms = max(int(t * 1000), self._last_version_ms + 1)
-            self._last_version_ms = ms
-            task.version = format_instant(ms)
             self._touch()
+
+    # ----------------------------------------------------------------- locks
+    def _lock_intervals(self, task: FakeTask) -> list[tuple[int, int]]:
+        """Time-chunk locks a task takes in isReady: its intervals aligned to segmentGranularity."""
+        return _condense(task.parsed.buckets()) if task.type != "noop" else []
+
+    def _can_lock(self, task: FakeTask) -> bool:
+        """EXCLUSIVE time-chunk locks conflict on overlap within a datasource (TaskLockbox)."""
+        mine = self._lock_intervals(task)
+        return not any(
+            other.locks and other.is_active and other.datasource == task.datasource
+            and any(overlaps(a, b) for a in other.locks for b in mine)
+            for other in self.tasks.values() if other is not task
+        )
+
+    def _lock(self, task: FakeTask, t: float) -> None:
+        """Grant the locks: version = the Overlord's clock now (kept strictly increasing); TaskQueue then hands
+        the task to the runner (PENDING) and the work item stamps queueInsertionTime a few ms later."""
+        ms = max(int(t * 1000), self._last_version_ms + 1)
+        self._last_version_ms = ms
+        task.version = format_instant(ms)
+        task.locks = self._lock_intervals(task)  # none for a spec without intervals (it locks while running)
+        task.queued_time = format_instant(ms + 4)
+        task.runner_state = "PENDING"  # A.2: handed to the runner, waiting for a slot
+        self._touch()
+
+    def active_locks(self, ds: str, intervals: list[tuple[int, int]] | None) -> list[FakeTask]:
+        return [t for t in sorted(self.tasks.values(), key=lambda x: x.seq)
+                if t.is_active and t.locks and t.datasource == ds
+                and (not intervals or any(overlaps(a, b) for a in t.locks for b in intervals))]
 
     def _complete_run(self, task: FakeTask, t: float) -> None:
         plan, parsed = task.plan, task.parsed
@@ -290,6 +331,7 @@ class ClusterState:
         task.runner_state = "NONE"
         task.error_msg = error
         task.finished_at = t
+        task.locks = []  # TaskQueue.notifyStatus -> TaskLockbox.remove
         if task.start_at is not None and state == "SUCCESS":
             task.ingestion_state = "COMPLETED"
         self.last_completed_time = now_iso(t)

@@ -35,7 +35,11 @@ class InvalidInputError(Exception):
 
 @dataclass
 class TaskPlan:
-    """How the next fake task ends. ``duration`` (s of RUNNING) overrides FakeDruid's ``task_duration``."""
+    """How the next fake task ends. ``duration`` (s of RUNNING) overrides FakeDruid's ``task_duration``.
+
+    ``report_segments_published=False`` writes the report without ``segmentsPublished``, as Druid releases
+    before the field existed do.
+    """
 
     outcome: str = "SUCCESS"
     duration: float | None = None
@@ -43,6 +47,7 @@ class TaskPlan:
     rows_per_bucket: int = 1
     unparseable: int = 0
     thrown_away: int = 0
+    report_segments_published: bool = True
 
     def __post_init__(self) -> None:
         if self.outcome not in ("SUCCESS", "FAILED"):
@@ -286,7 +291,9 @@ class FakeTask:
         self.end_at: float | None = None  # planned end of the RUNNING phase
         self.finished_at: float | None = None
         self.deadlocked = False
-        self.version: str | None = None
+        self.version: str | None = None  # the time-chunk lock version, granted in isReady
+        self.locks: list[tuple[int, int]] = []  # intervals locked while active
+        self.queued_time: str | None = None  # queueInsertionTime of the runner work item
         self._segments: list[FakeSegment] = []
         self.error_msg: str | None = None
         self.ingestion_state = "NOT_STARTED"

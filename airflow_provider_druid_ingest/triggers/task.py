@@ -4,10 +4,14 @@ Triggers only *poll an existing task*: no trigger ever submits, so a triggerer r
 trigger from :meth:`serialize` and runs :meth:`run` from the start) just resumes polling. Deadlines are
 absolute epoch seconds for the same reason. Every outcome, errors included, is exactly one event:
 
-``{"status": "success"|"failed"|"timeout"|"error", "druid_task_id", "message", "summary", "summary_text"}``
+``{"status": "success"|"failed"|"timeout"|"error", "druid_task_id", "message", "summary", "summary_text",
+"version_ceiling"}``
 
 ``summary`` is the task report as primitives (``ReportSummary.to_dict()``) and ``summary_text`` its
 multi-line rendering (row stats, full ``errorMsg``, first unparseable events), both ``None`` without a report.
+For ``failed`` the ``message`` is the ``DruidTaskFailedError`` text (full errorMsg, row stats, first unparseable
+events, bounded), so the exception an alert sees explains the failure. ``version_ceiling`` is the instant the
+wait saw the task holding its lock (the handoff gate needs it), or None.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ ON_KILL_TIMEOUT = 30.0
 TASK_EVENT_STATUSES = frozenset({"success", "failed", "timeout", "error"})
 
 
-def make_event(status: str, druid_task_id: str, message: str, summary: Any = None) -> dict[str, Any]:
+def make_event(
+    status: str, druid_task_id: str, message: str, summary: Any = None, version_ceiling: str | None = None
+) -> dict[str, Any]:
     """The one event shape of :class:`DruidTaskTrigger` (also built by operators that skip deferral)."""
     return {
         "status": status,
@@ -41,15 +47,19 @@ def make_event(status: str, druid_task_id: str, message: str, summary: Any = Non
         "message": message,
         "summary": summary.to_dict() if summary is not None else None,
         "summary_text": summary.format() if summary is not None else None,
+        "version_ceiling": version_ceiling,
     }
 
 
 def task_event(status: TaskStatus, summary: Any = None) -> dict[str, Any]:
     """The event for a terminal :class:`TaskStatus` and its parsed report (``ReportSummary`` or None)."""
+    from airflow_provider_druid_ingest.core.reports import task_failed_error
+
     if status.state == SUCCESS:
-        return make_event("success", status.task_id, f"Druid task {status.task_id} SUCCESS", summary)
-    message = f"Druid task {status.task_id} FAILED: {status.error_msg or 'no errorMsg'}"
-    return make_event("failed", status.task_id, message, summary)
+        message = f"Druid task {status.task_id} SUCCESS"
+        return make_event("success", status.task_id, message, summary, status.version_ceiling)
+    message = str(task_failed_error(status, summary))
+    return make_event("failed", status.task_id, message, summary, status.version_ceiling)
 
 
 def validate_event(event: Any, statuses: frozenset[str] = TASK_EVENT_STATUSES) -> dict[str, Any]:
@@ -159,8 +169,10 @@ class DruidTaskTrigger(DruidPollingTrigger):
         try:
             async with await self._client() as client:
                 polls = 0
+                ceiling: str | None = None
                 while True:
-                    status = await client.status(self.druid_task_id)
+                    status = await client.observe_task(self.druid_task_id, ceiling)
+                    ceiling = status.version_ceiling
                     if status.is_terminal:
                         return await self._terminal_event(client, status)
                     if self.log_progress:

@@ -226,3 +226,55 @@ def test_execution_timeout_shutdown_is_optional(druid_conn, context):
     stop._druid_task_id, stop._timed_out = context["ti"].xcom["druid_task_id"], True
     stop.on_kill()  # shutdown_on_timeout defaults to True
     assert len(shutdowns(druid_conn)) == 1
+
+
+LONG_ERROR = "Max parse exceptions[0] exceeded: " + "row problem; " * 120 + "END-OF-DRUID-MESSAGE"
+
+
+def _fail_next(fake) -> None:
+    fake.plan_next_task(TaskPlan(outcome="FAILED", error_msg=LONG_ERROR, unparseable=4))
+
+
+def _failing_spec() -> dict:
+    return spec(tuning={"maxSavedParseExceptions": 2})  # sequential + dynamic: Druid writes a report
+
+
+def _assert_explains(text: str) -> None:
+    assert LONG_ERROR in text  # whole, although Druid's status cuts errorMsg at 1024 characters
+    assert "rows: processed=" in text and "unparseable=" in text  # row stats
+    assert "fake,row,0" in text  # the first unparseable events
+
+
+def test_every_class_raises_the_full_failure_text(druid_conn, context):
+    """The exception, not only the log, explains a FAILED Druid task: it is what on_failure_callback sees."""
+    _fail_next(druid_conn)
+    op = DruidIngestOperator(task_id="i", spec=_failing_spec(), deferrable=False, **FAST)
+    with pytest.raises(AirflowException) as worker:
+        op.execute(context)
+    _assert_explains(str(worker.value))
+    druid_task_id = context["ti"].xcom["druid_task_id"]
+
+    deferred = DruidIngestOperator(task_id="i", spec=_failing_spec(), **FAST)
+    event = run_trigger(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
+    with pytest.raises(AirflowException) as resumed:
+        deferred.execute_task_complete(context, event)
+    _assert_explains(str(resumed.value))
+
+    with pytest.raises(AirflowFailException) as poked:
+        DruidTaskSensor(task_id="w", druid_task_id=druid_task_id, deferrable=False).poke(context)
+    _assert_explains(str(poked.value))
+    with pytest.raises(AirflowFailException) as sensed:
+        DruidTaskSensor(task_id="w", druid_task_id=druid_task_id).execute_complete(context, event)
+    _assert_explains(str(sensed.value))
+
+    with pytest.raises(AirflowFailException) as gate:
+        DruidHandoffSensor(task_id="h", druid_task_id=druid_task_id, deferrable=False).poke(context)
+    _assert_explains(str(gate.value))
+
+
+def test_handoff_sensor_refuses_a_datasource_the_task_never_wrote(druid_conn, context):
+    druid_task_id = DruidSubmitOperator(task_id="s", spec=spec()).execute(context)
+    DruidTaskSensor(task_id="w", druid_task_id=druid_task_id, deferrable=False, poke_interval=0.1).execute(context)
+    sensor = DruidHandoffSensor(task_id="h", druid_task_id=druid_task_id, datasource="other", deferrable=False)
+    with pytest.raises(AirflowFailException, match="'wiki', not 'other'"):
+        sensor.poke(context)

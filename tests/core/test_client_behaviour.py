@@ -150,7 +150,7 @@ def test_duplicate_of_a_failed_task_is_not_success(make_client) -> None:
 
 
 def test_report_summary_on_failure(fake_druid: FakeDruid, make_client) -> None:
-    from airflow_provider_druid_ingest.core.reports import parse_report
+    from airflow_provider_druid_ingest.core.reports import parse_report, task_failed_error
 
     long_error = "java.lang.RuntimeException: " + "x" * 3000 + " END"
     fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg=long_error, unparseable=3))
@@ -160,7 +160,9 @@ def test_report_summary_on_failure(fake_druid: FakeDruid, make_client) -> None:
     assert status.state == "FAILED" and len(status.error_msg) <= 1100  # truncated by Druid
     summary = parse_report(client.report(task_id))
     assert summary is not None and summary.error_msg.endswith(" END")  # the report has it whole
-    text = str(DruidTaskFailedError(task_id, status.error_msg, summary.format()))
+    error = task_failed_error(status, summary)
+    assert isinstance(error, DruidTaskFailedError)
+    text = str(error)
     assert " END" in text and "unparseable" in text.lower()
 
 

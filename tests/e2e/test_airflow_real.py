@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,60 @@ def test_example_dag_ingests_a_queryable_day(airflow_env, druid_url, expected, d
     again = dags_test(airflow_env, dag_id, logical_date)
     assert "Adopted" in again or "adopted" in again
     assert day_counts(druid_url, day) == expected[day]
+
+
+FAILING_DAG = '''
+import os
+from pathlib import Path
+
+import pendulum
+from airflow.sdk import DAG
+
+from airflow_provider_druid_ingest.core.spec import load_template
+from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
+
+SPEC = load_template(Path(os.environ["E2E_REPO"]) / "dags" / "specs" / "events_web.json")
+SPEC["spec"]["dataSchema"]["timestampSpec"] = {"column": "no_such_column", "format": "iso"}
+SPEC["spec"]["tuningConfig"] = {"type": "index_parallel", "maxNumConcurrentSubTasks": 1,
+                                "partitionsSpec": {"type": "dynamic"}, "maxParseExceptions": 0,
+                                "maxSavedParseExceptions": 5}
+
+
+def record(context):
+    Path(os.environ["E2E_FAILURE_OUT"]).write_text(str(context["exception"]))
+
+
+with DAG("e2e_druid_failure", schedule=None, start_date=pendulum.datetime(2026, 11, 1, tz="UTC"), catchup=False):
+    DruidIngestOperator(
+        task_id="ingest", spec=SPEC, datasource="e2e_af_failed",
+        intervals=["2026-11-05T00:00:00Z/2026-11-06T00:00:00Z"],
+        input_locations=[os.environ["E2E_EVENTS"] + "/2026-11-05"],
+        idempotency_key=os.environ["E2E_KEY"], retries=0, on_failure_callback=record,
+    )
+'''
+
+
+def test_failed_ingestion_exception_seen_by_on_failure_callback_explains_it(airflow_env, druid_url, events_dir,
+                                                                             tmp_path) -> None:
+    """What an alert gets is the exception: it must carry Druid's full errorMsg (the status cuts it at 1024
+    characters), the row stats and the first unparseable events, not just 'FAILED'."""
+    dags = tmp_path / "dags"
+    dags.mkdir()
+    (dags / "e2e_druid_failure.py").write_text(FAILING_DAG)
+    out = tmp_path / "exception.txt"
+    env = {**airflow_env, "AIRFLOW__CORE__DAGS_FOLDER": str(dags), "E2E_REPO": str(ROOT), "E2E_EVENTS": str(events_dir),
+           "E2E_FAILURE_OUT": str(out), "E2E_KEY": str(time.time())}
+    proc = subprocess.run([AIRFLOW, "dags", "test", "e2e_druid_failure", "2026-11-05"], env=env, capture_output=True,
+                          text=True)
+    assert PASSWORD not in proc.stdout + proc.stderr
+    text = out.read_text()
+    with DruidClient(ClusterConfig(url=druid_url)) as client:
+        druid_task_id = text.split("Druid task ", 1)[1].split(" ", 1)[0]
+        status = client.status(druid_task_id)
+        full = client.report_summary(druid_task_id).error_msg
+    assert status.state == "FAILED" and "characters omitted" in status.error_msg  # Druid cut the status text
+    assert full and len(full) > len(status.error_msg)
+    assert full in text  # the whole message from the report
+    assert "Max parse exceptions[0] exceeded" in text
+    assert "rows: processed=0" in text and "unparseable=1" in text  # row stats
+    assert "unparseable events (first 1 of 1)" in text and "Timestamp[null] is unparseable" in text

@@ -160,3 +160,64 @@ def test_shutdown_stops_running_task(real, spec_template, events_dir):
     assert status.state == "FAILED" and "Shutdown" in (status.error_msg or "")
     with pytest.raises(UnknownTaskError):
         real.status("e2e_no_such_task")
+
+
+def _hourly_rollup_rows(events_file: Path) -> int:
+    """COUNT(*) Druid must show with queryGranularity HOUR: distinct (hour, country, device, page_id)."""
+    import json
+
+    keys = set()
+    for line in events_file.read_text().splitlines():
+        row = json.loads(line)
+        keys.add((row["event_ts"][:13], row["country"], row["device"], row["page_id"]))
+    return len(keys)
+
+
+def test_lock_ordered_replaces_b_waits_for_its_own_version_and_a_is_superseded(
+    real, spec_template, events_dir, expected, tmp_path
+):
+    """C holds the day's lock; A then B (other specs) queue behind it. A locks when C ends, after B was created,
+    so A's version is above B's createdTime: B's gate must wait for B's own version, and A's must say B replaced
+    it. The versions and createdTimes are printed (run with -s to see them)."""
+    ds, day = "e2e_lock_order", "2026-11-02"
+    import subprocess
+    import sys
+
+    big = tmp_path / "big"
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "dags/data/generate_events.py"),
+                    "--out", str(big), "--start", day, "--days", "1", "--rows-per-day", "300000"],
+                   check=True, capture_output=True)
+    spec_c = render_spec(spec_template, datasource=ds, intervals=[day_interval(day)], input_locations=[str(big / day)])
+    spec_a = build(spec_template, events_dir, day, ds)
+    spec_b = copy.deepcopy(spec_a)
+    spec_b["spec"]["dataSchema"]["granularitySpec"]["queryGranularity"] = "HOUR"
+    ids = {}
+    for name, spec in (("C", spec_c), ("A", spec_a), ("B", spec_b)):
+        ids[name] = real.ensure_submitted(spec, idempotency_key=f"lock-order-{time.time()}").task_id
+        time.sleep(1.0)
+    fast = PollSchedule(initial=0.5, max_delay=0.5)
+    statuses = {name: real.wait_for_task(task_id, timeout=600, schedule=fast) for name, task_id in ids.items()}
+    assert all(s.state == "SUCCESS" for s in statuses.values()), statuses
+    assert statuses["A"].version_ceiling and statuses["B"].version_ceiling  # each seen holding its lock
+
+    target_b = real.handoff_target(ids["B"], ds, [day_interval(day)], version_ceiling=statuses["B"].version_ceiling)
+    first_b = real.check_handoff(target_b)
+    target_a = real.handoff_target(ids["A"], ds, [day_interval(day)], version_ceiling=statuses["A"].version_ceiling)
+    result_b = real.wait_for_handoff(target_b, timeout=300, schedule=POLL)
+    counts = day_counts(real, ds, day)  # at once: green means queryable
+    result_a = real.wait_for_handoff(target_a, timeout=300, schedule=POLL)
+    print(f"\nlock order on {ds} {day}:")
+    for name in ("C", "A", "B"):
+        print(f"  {name}: createdTime {statuses[name].created_time}  lock seen <= {statuses[name].version_ceiling}")
+    print(f"  B first look: {first_b.state} ({first_b.detail})")
+    print(f"  B: {result_b.state} version {result_b.version}; A: {result_a.state} by {result_a.superseded_by}")
+    print(f"  SQL right after B's gate: {counts}")
+
+    assert statuses["A"].version_ceiling > statuses["B"].created_time  # the case the old gate got wrong
+    assert first_b.state == "pending", first_b  # B's version is not served yet right after SUCCESS
+    assert result_b.state == "loaded" and result_b.version <= statuses["B"].version_ceiling
+    assert result_b.version > statuses["A"].version_ceiling
+    want = {"rows": expected[day]["rows"], "rollup_rows": _hourly_rollup_rows(events_dir / day / "events.json"),
+            "sum_resp_bytes": expected[day]["sum_resp_bytes"]}
+    assert counts == want  # B's rows (HOUR rollup), not A's (MINUTE) nor C's (300k rows)
+    assert result_a.state == "superseded" and result_a.superseded_by == result_b.version

@@ -54,8 +54,8 @@ def test_fixture_and_lifecycle(fake_druid):
 
 def test_slot_limits_second_parallel_task_pending(fake_druid_factory):
     fake = fake_druid_factory(worker_capacity=4, task_duration=0.4, pending_delay=0.01)
-    for tid in ("a", "b"):
-        assert submit(fake, index_parallel_spec(task_id=tid, max_subtasks=2)).status_code == 200
+    for tid, day in (("a", "2024-01-01/2024-01-02"), ("b", "2024-01-02/2024-01-03")):  # no lock conflict
+        assert submit(fake, index_parallel_spec(intervals=[day], task_id=tid, max_subtasks=2)).status_code == 200
     wait_until(lambda: fake.task("a").runner_state == "RUNNING")
     time.sleep(0.05)
     assert status(fake, "b").json()["status"]["runnerStatusCode"] == "PENDING"
@@ -75,8 +75,8 @@ def test_slot_limits_second_parallel_task_pending(fake_druid_factory):
 
 def test_sequential_tasks_share_capacity_one_slot_each(fake_druid_factory):
     fake = fake_druid_factory(worker_capacity=2, task_duration=0.3, pending_delay=0.0)
-    for tid in ("s1", "s2", "s3"):
-        submit(fake, index_parallel_spec(task_id=tid))
+    for n, tid in enumerate(("s1", "s2", "s3"), start=1):  # one day each: no lock conflict
+        submit(fake, index_parallel_spec(intervals=[f"2024-01-0{n}/2024-01-0{n + 1}"], task_id=tid))
     time.sleep(0.05)
     states = [fake.task(t).runner_state for t in ("s1", "s2", "s3")]
     assert states == ["RUNNING", "RUNNING", "PENDING"]
@@ -249,7 +249,7 @@ def test_shutdown(fake_druid_factory):
 def test_shutdown_pending_frees_queue_and_has_no_report(fake_druid_factory):
     fake = fake_druid_factory(worker_capacity=1, task_duration=5.0, pending_delay=0.0)
     submit(fake, index_parallel_spec(task_id="p1"))
-    submit(fake, index_parallel_spec(task_id="p2"))
+    submit(fake, index_parallel_spec(intervals=["2024-01-02/2024-01-03"], task_id="p2"))  # no lock conflict
     time.sleep(0.03)
     assert fake.task("p2").runner_state == "PENDING"
     requests.post(f"{fake.url}{V1}/task/p2/shutdown", timeout=5)
@@ -279,3 +279,27 @@ def test_request_recording(fake_druid):
     assert recs[1].json["id"] == "rec" and recs[1].body
     assert fake_druid.requests_matching("POST") == [recs[1]]
     assert fake_druid.requests_matching(path_prefix=V1 + "/task/a") == [get]
+
+
+def test_replace_tasks_queue_on_the_time_chunk_lock_in_submission_order(fake_druid_factory):
+    """Druid 33 (RECORDED.md §13): a replace task waits (runner WAITING) while another holds its interval's
+    time-chunk lock, and gets its version when it acquires the lock: after a later-created task may exist."""
+    fake = fake_druid_factory(worker_capacity=4, task_duration=0.4, pending_delay=0.0)
+    for tid in ("c", "a", "b"):
+        submit(fake, index_parallel_spec(task_id=tid, drop_existing=True))
+        time.sleep(0.02)
+    time.sleep(0.05)
+    assert [fake.task(t).runner_state for t in ("c", "a", "b")] == ["RUNNING", "WAITING", "WAITING"]
+    locks = requests.post(f"{fake.url}{V1}/activeLocks", json=[{"datasource": "wiki"}], timeout=5).json()
+    assert [(lk["groupId"], lk["version"]) for lk in locks["datasourceToLocks"]["wiki"]] == [
+        ("c", fake.task("c").version)]
+    running = requests.get(f"{fake.url}{V1}/tasks?state=running&datasource=wiki", timeout=5).json()
+    assert running[0]["queueInsertionTime"] > fake.task("c").version
+    assert status(fake, "c").json()["status"]["queueInsertionTime"] == "1970-01-01T00:00:00.000Z"
+    for tid in ("c", "a", "b"):
+        wait_done(fake, tid)
+    c, a, b = (fake.task(t) for t in ("c", "a", "b"))
+    assert c.version < a.version < b.version
+    assert a.version > b.created_time  # the lock order, not createdTime, decides the version
+    empty = requests.post(f"{fake.url}{V1}/activeLocks", json=[], timeout=5)
+    assert (empty.status_code, empty.text) == (400, "No filter provided")
