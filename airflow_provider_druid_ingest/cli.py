@@ -20,15 +20,14 @@ from typing import Any
 
 from .core.config import ClusterConfig
 from .core.errors import DruidError, SpecValidationError
-from .core.ids import base_task_id
+from .core.plan import IngestionPlan, build_plan
 from .core.retry import RetryPolicy
-from .core.spec import find_problems, find_warnings, load_template, render_spec, spec_facts, task_slots
 
 
-def _render(args: argparse.Namespace) -> dict[str, Any]:
+def _plan(args: argparse.Namespace) -> IngestionPlan:
     variables = dict(v.split("=", 1) for v in args.var or [])
-    return render_spec(
-        load_template(args.spec),
+    return build_plan(
+        args.spec,
         datasource=args.datasource,
         intervals=args.interval or None,
         input_locations=args.input or None,
@@ -38,22 +37,17 @@ def _render(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     try:
-        spec = _render(args)
+        plan = _plan(args)
     except SpecValidationError as exc:
-        print(exc, file=sys.stderr)
+        for problem in exc.problems:
+            print(f"error: {problem}")
+        print(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
         return 1
-    problems, warnings = find_problems(spec), find_warnings(spec)
-    for problem in problems:
-        print(f"error: {problem}")
-    for warning in warnings:
+    for warning in plan.warnings:
         print(f"warning: {warning}")
-    if problems:
-        print(f"{len(problems)} problem(s): Druid would reject or misread this spec")
-        return 1
-    facts = spec_facts(spec)
-    print(f"ok: {facts.task_type} into {facts.datasource!r}, mode {facts.ingestion_mode}, intervals {facts.intervals}")
-    print(f"task slots at peak: {facts.task_slots}")
-    print(f"task id: {base_task_id(spec, facts.datasource or '', facts.intervals)}")
+    print(f"ok: {plan.describe()}")
+    print(f"task slots at peak: {plan.peak_slots}")
+    print(f"task id: {plan.base_task_id}")
     return 0
 
 
@@ -65,13 +59,14 @@ def _client(url: str) -> Any:
 
 
 def pool_size(total_slots: int, slots_per_task: int, headroom: int = 0) -> int:
-    """Concurrent ingestions that fit: N x (k+1) <= total - headroom (the seed's slotsNeeded rule)."""
+    """Concurrent ingestions that fit: N x (k+1) <= total - headroom (Druid's capacity rule: druid-contract
+    §batch-rules)."""
     return max(1, (max(0, total_slots - headroom)) // max(1, slots_per_task))
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
     try:
-        per_task = task_slots(render_spec(load_template(args.spec))) if args.spec else 1
+        per_task = build_plan(args.spec).peak_slots if args.spec else 1
     except SpecValidationError as exc:
         print(exc, file=sys.stderr)
         return 1

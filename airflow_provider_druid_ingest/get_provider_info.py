@@ -53,7 +53,9 @@ def get_provider_info() -> dict[str, Any]:
         "triggers": [
             {
                 "integration-name": INTEGRATION,
-                "python-modules": [f"{PACKAGE}.triggers.task", f"{PACKAGE}.triggers.handoff"],
+                "python-modules": [
+                    f"{PACKAGE}.triggers.task", f"{PACKAGE}.triggers.handoff", f"{PACKAGE}.triggers.ingestion",
+                ],
             }
         ],
         "connection-types": [

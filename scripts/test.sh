@@ -6,6 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/bootstrap.sh
 .venv/bin/ruff check .
+.venv/bin/mypy  # strict on core/ and the client type checks (pyproject [tool.mypy])
 for tool in java mvn; do
   command -v "$tool" >/dev/null || { echo "test: '$tool' is required for the real-Druid e2e suite but is missing" >&2; exit 1; }
 done

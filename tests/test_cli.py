@@ -73,6 +73,6 @@ def test_unreachable_cluster_is_an_error_not_a_traceback(capsys: pytest.CaptureF
 
 
 def test_sizing_math() -> None:
-    assert pool_size(40, 5) == 8  # the seed's example: 40 slots, k=4
+    assert pool_size(40, 5) == 8  # a 40-slot cluster, k=4: 8 concurrent ingestions
     assert pool_size(4, 5) == 1 and pool_size(10, 3, headroom=2) == 2
     assert percentile([1, 2, 3, 4, 100], 95) == 100 and percentile([5], 50) == 5

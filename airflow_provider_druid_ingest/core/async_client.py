@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
-from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
-from .facade import ClientFacade
+from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
+from .facade import AsyncMode
+from .facade_waits import ClientFacade
 from .http import Request, Response
 from .retry import RetryPolicy
 from .sync_client import USER_AGENT
+
+T = TypeVar("T")
 
 
 def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
@@ -85,11 +88,19 @@ async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
                 except DruidError as exc:
                     reply = exc
     except StopIteration as stop:
-        return stop.value
+        response: Response = stop.value
+        return response
 
 
-async def drive(op: Operation[Any], transport: AiohttpTransport, config: ClusterConfig, policy: RetryPolicy) -> Any:
-    """Run an operation to its value, throwing request errors back into it."""
+async def drive(
+    op: Operation[T],
+    transport: AiohttpTransport,
+    config: ClusterConfig,
+    policy: RetryPolicy,
+    on_progress: ProgressSink | None = None,
+) -> T:
+    """Run an operation to its value, throwing request errors back into it and handing Progress items to
+    ``on_progress``."""
     reply: Any = None
     error: DruidError | None = None
     try:
@@ -98,24 +109,28 @@ async def drive(op: Operation[Any], transport: AiohttpTransport, config: Cluster
             error, reply = None, None
             if isinstance(action, Sleep):
                 await asyncio.sleep(action.seconds)
+            elif isinstance(action, Progress):
+                if on_progress is not None:
+                    on_progress(action.item)
             elif isinstance(action, Request):
                 try:
                     reply = await drive_exchange(exchange(action, config, policy), transport)
                 except DruidError as exc:
                     error = exc
     except StopIteration as stop:
-        return stop.value
+        value: T = stop.value
+        return value
 
 
-class AsyncDruidClient(ClientFacade):
+class AsyncDruidClient(ClientFacade[AsyncMode]):
     """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable."""
 
     def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None) -> None:
         super().__init__(config, retry)
         self.transport = AiohttpTransport(config)
 
-    def _run(self, op: Operation[Any]) -> Any:
-        return drive(op, self.transport, self.config, self.retry)
+    def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
+        return drive(op, self.transport, self.config, self.retry, on_progress)
 
     async def close(self) -> None:
         await self.transport.close()

@@ -85,7 +85,7 @@ class ClusterConfig:
     broker_url: str | None = None
     console_url: str | None = None
     username: str | None = None
-    password: Secret | None = None
+    password: Secret | str | None = None  # a str is wrapped in a Secret at construction
     verify: bool = True
     ca_bundle: str | None = None
     connect_timeout: float = 10.0
@@ -122,7 +122,7 @@ class ClusterConfig:
 
     @property
     def auth(self) -> tuple[str, str] | None:
-        if self.username and self.password:
+        if self.username and isinstance(self.password, Secret) and self.password:
             return self.username, self.password.reveal()
         return None
 

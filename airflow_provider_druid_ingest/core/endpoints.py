@@ -1,14 +1,15 @@
 """Pure builders and parsers, one pair per Druid endpoint this package touches.
 
 A builder returns a :class:`~.http.Request`; a parser takes the :class:`~.http.Response` the transport
-got for it and returns a model or raises from the error taxonomy. Section numbers (A.x) refer to
-``shared/notes/druid-rest-api.md``.
+got for it and returns a model or raises from the error taxonomy. Sections (``druid-contract §...``) refer to
+``docs/druid-contract.md``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .config import Service
 from .errors import DruidProtocolError, UnknownTaskError
 from .http import Request, Response, raise_for_status, seg
 from .models import ClusterCapacity, Segment, TaskLock, TaskStatus, WorkerInfo
@@ -26,7 +27,8 @@ def _location(loc: Any) -> str | None:
 
 
 def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
-    """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (A.2, A.3)."""
+    """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (druid-contract §status, druid-contract
+    §bulk-status)."""
     state = data.get("statusCode") or data.get("status")
     if not isinstance(state, str):
         raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
@@ -51,7 +53,7 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
 
 
 def submit(spec: dict[str, Any]) -> Request:
-    """A.1. The spec carries its own pinned ``id``."""
+    """druid-contract §submit. The spec carries its own pinned ``id``."""
     return Request("POST", "overlord", f"{INDEXER}/task", json_body=spec)
 
 
@@ -70,7 +72,7 @@ def status(task_id: str) -> Request:
 def parse_status(resp: Response, req: Request) -> TaskStatus:
     assert req.task_id is not None
     if resp.status == 404 and resp.text.lstrip().startswith("{"):
-        # A.2: the method's own 404 {"task": id, "status": null}, seen in a race with the filter.
+        # druid-contract §status: the method's own 404 {"task": id, "status": null}, seen in a race with the filter.
         raise UnknownTaskError(req.task_id, status=404, method=resp.method, url=resp.url)
     raise_for_status(resp, req)
     data = resp.json()
@@ -81,7 +83,7 @@ def parse_status(resp: Response, req: Request) -> TaskStatus:
 
 
 def bulk_status(task_ids: list[str]) -> Request:
-    """A.3. Needs STATE WRITE; callers fall back to per-task GETs when refused."""
+    """druid-contract §bulk-status. Needs STATE WRITE; callers fall back to per-task GETs when refused."""
     return Request("POST", "overlord", f"{INDEXER}/taskStatus", json_body=list(task_ids))
 
 
@@ -99,7 +101,7 @@ def reports(task_id: str) -> Request:
 
 
 def parse_reports(resp: Response, req: Request) -> dict[str, Any] | None:
-    """A.4: 404 "No task reports were found" (not yet written) is ``None``, not an error."""
+    """druid-contract §reports: 404 "No task reports were found" (not yet written) is ``None``, not an error."""
     if resp.status == 404 and "No task reports" in resp.text:
         return None
     raise_for_status(resp, req)
@@ -112,7 +114,7 @@ def shutdown(task_id: str) -> Request:
 
 
 def parse_shutdown(resp: Response, req: Request) -> None:
-    """A.5: 200 for any known id, running or not."""
+    """druid-contract §shutdown: 200 for any known id, running or not."""
     raise_for_status(resp, req)
 
 
@@ -132,7 +134,7 @@ def workers() -> Request:
 
 
 def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
-    """A.6: ImmutableWorkerInfo[]; each worker's ``capacity`` is its task slots."""
+    """druid-contract §workers: ImmutableWorkerInfo[]; each worker's ``capacity`` is its task slots."""
     raise_for_status(resp, req)
     data = resp.json()
     found = []
@@ -209,7 +211,7 @@ def is_leader() -> Request:
 
 
 def parse_is_leader(resp: Response, req: Request) -> bool:
-    """A.1: 200 {"leader": true} or 404 {"leader": false}."""
+    """druid-contract §submit: 200 {"leader": true} or 404 {"leader": false}."""
     if resp.status == 404 and b"leader" in resp.body:
         return False
     raise_for_status(resp, req)
@@ -217,8 +219,11 @@ def parse_is_leader(resp: Response, req: Request) -> bool:
     return bool(isinstance(data, dict) and data.get("leader"))
 
 
-def health(service: str = "overlord") -> Request:
-    return Request("GET", service, "/status/health")  # type: ignore[arg-type]
+HealthService = Service
+
+
+def health(service: Service = "overlord") -> Request:
+    return Request("GET", service, "/status/health")
 
 
 def parse_health(resp: Response, req: Request) -> bool:
@@ -226,7 +231,7 @@ def parse_health(resp: Response, req: Request) -> bool:
     return resp.text.strip() == "true"
 
 
-# ---- Coordinator (A.7) --------------------------------------------------------------------------
+# ---- Coordinator (druid-contract §handoff) --------------------------------------------------------------------------
 
 
 def used_segments(datasource: str, intervals: list[str]) -> Request:

@@ -3,9 +3,10 @@
 An *exchange* turns one logical :class:`Request` into a final :class:`Response`. It yields
 :class:`HttpCall` (do this HTTP call, send me the Response or the transport's DruidError) and
 :class:`Sleep` (wait, send me None) and returns the response the operation should interpret.
-Operations are generators too: they yield :class:`Request` and :class:`Sleep` and return a value.
-The sync driver runs all of this with ``requests`` + ``time.sleep``; the async one with ``aiohttp`` +
-``asyncio.sleep`` (see ``drivers.py``). Nothing here does I/O.
+Operations are generators too: they yield :class:`Request`, :class:`Sleep` and :class:`Progress` (hand this
+item to whoever watches, send me None) and return a value. The sync driver (``sync_client.drive``) runs all
+of this with ``requests`` + ``time.sleep``; the async one (``async_client.drive``) with ``aiohttp`` +
+``asyncio.sleep``. Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -38,8 +39,18 @@ class Sleep:
     seconds: float
 
 
-#: An operation: yields Requests (answered with Responses) and Sleeps (answered with None).
-Operation = Generator["Request | Sleep", "Response | None", T]
+@dataclass(frozen=True)
+class Progress:
+    """Something a wait wants its watcher to see (a poll's status and report); the driver passes ``item`` to
+    the caller's ``on_progress`` and carries on. Operations never call back into caller code themselves."""
+
+    item: Any
+
+
+#: An operation: yields Requests (answered with Responses), Sleeps and Progress items (answered with None).
+Operation = Generator["Request | Sleep | Progress", "Response | None", T]
+#: What a caller's progress sink receives: the ``item`` of each Progress.
+ProgressSink = Callable[[Any], None]
 Exchange = Generator["HttpCall | Sleep", "Response | DruidError | None", Response]
 
 
@@ -93,13 +104,3 @@ def call(req: Request, parse: Callable[[Response, Request], T]) -> Operation[T]:
     resp = yield req
     assert isinstance(resp, Response)
     return parse(resp, req)
-
-
-def exhaust(op: Operation[T], answer: Callable[[Request | Sleep], Any]) -> T:
-    """Run an operation against a plain callable (handy for pure tests of operations)."""
-    try:
-        item = next(op)
-        while True:
-            item = op.send(answer(item))
-    except StopIteration as stop:
-        return stop.value

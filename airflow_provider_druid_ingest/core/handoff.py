@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
 from .models import HandoffResult, HandoffTarget, Segment
 
@@ -163,7 +163,7 @@ def evaluate(
     version = own_versions[0] if own_versions else None
     missing = tuple(sorted(s.segment_id for s in required if s.segment_id not in served))
     state, superseded_by, note = _label(chunks)
-    kw = {
+    kw: dict[str, Any] = {
         "expected": len(required),
         "served": len(required) - len(missing),
         "missing": missing,

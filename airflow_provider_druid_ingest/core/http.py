@@ -147,7 +147,8 @@ def classify(resp: Response) -> Verdict:
 
 def transient_error(resp: Response) -> DruidError:
     """The retryable error for a response :func:`classify` called transient."""
-    kw = {"status": resp.status, "method": resp.method, "url": resp.url, "body": resp.text[:MAX_ERROR_BODY]}
+    kw: dict[str, Any] = {"status": resp.status, "method": resp.method, "url": resp.url,
+                          "body": resp.text[:MAX_ERROR_BODY]}
     msg = resp.druid_message() or "no body"
     if resp.status == 429:
         return DruidThrottledError(f"Druid is throttling: {msg}", **kw)
@@ -194,7 +195,8 @@ def raise_for_status(resp: Response, req: Request) -> None:
     """Map a non-2xx, non-transient response onto the fatal error taxonomy."""
     if 200 <= resp.status < 300:
         return
-    kw = {"status": resp.status, "method": resp.method, "url": resp.url, "body": resp.text[:MAX_ERROR_BODY]}
+    kw: dict[str, Any] = {"status": resp.status, "method": resp.method, "url": resp.url,
+                          "body": resp.text[:MAX_ERROR_BODY]}
     msg = resp.druid_message() or "no body"
     if resp.status == 400:
         dup = duplicate_task_id(resp)

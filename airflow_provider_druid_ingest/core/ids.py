@@ -82,20 +82,39 @@ def split_attempt(task_id: str) -> tuple[str, int]:
     return task_id, 0
 
 
-def invalid_task_id_reason(task_id: str) -> str | None:
-    """Druid's ``IdUtils.validateId`` rules (A.1) plus our length cap; None when valid."""
-    if not task_id:
-        return "must not be empty"
-    if task_id.startswith("."):
+#: Java's ``\s`` (Druid checks ``[^\S ]``): Python's ``isspace`` is wider (U+001C-U+001F, U+00A0, ...)
+_JAVA_WHITESPACE = frozenset("\t\n\x0b\f\r")
+#: Druid's id rules in words, for messages (task ids and datasource names follow the same ones)
+ID_RULES = "a non-empty string without '/', not starting with '.', no whitespace other than plain spaces"
+
+
+def druid_id_problem(value: Any) -> str | None:
+    """Why Druid's ``IdUtils.validateId`` would reject ``value`` (a task id or datasource name), or None.
+
+    The one validator of the package (druid-contract §submit). Druid's character ranges are open intervals, so
+    U+001F, U+009F, U+F8FF, U+FFF0 and U+FFFF pass; a character beyond U+FFFF is a surrogate pair in Java and is
+    rejected. A lone surrogate (U+D800-U+DFFF) passes Druid's check but cannot be sent as UTF-8 JSON at all.
+    """
+    if not isinstance(value, str) or not value:
+        return "must be a non-empty string"
+    if value.startswith("."):
         return "must not start with '.'"
-    if "/" in task_id:
+    if "/" in value:
         return "must not contain '/'"
-    if len(task_id) > MAX_ID_LENGTH:
-        return f"must be at most {MAX_ID_LENGTH} characters (Druid stores ids in VARCHAR(255) and file names)"
-    for pos, char in enumerate(task_id):
+    for pos, char in enumerate(value):
         code = ord(char)
-        if char.isspace() and char != " ":
+        if char in _JAVA_WHITESPACE:
             return f"contains whitespace {char!r} at position {pos}; only a plain space is allowed"
-        if 0 < code < 32 or 127 < code < 160 or 0xD800 <= code <= 0xF8FF or 0xFFF0 <= code <= 0xFFFF:
+        if 0xD800 <= code <= 0xDFFF:
+            return f"contains a lone surrogate U+{code:04X} at position {pos}, which cannot be encoded as UTF-8"
+        if 0 < code < 0x1F or 0x7F < code < 0x9F or 0xD800 < code < 0xF8FF or 0xFFF0 < code < 0xFFFF or code > 0xFFFF:
             return f"contains illegal character U+{code:04X} at position {pos}"
     return None
+
+
+def invalid_task_id_reason(task_id: str) -> str | None:
+    """Druid's id rules (:func:`druid_id_problem`) plus our length cap; None when valid."""
+    reason = druid_id_problem(task_id)
+    if reason is None and len(task_id) > MAX_ID_LENGTH:
+        return f"must be at most {MAX_ID_LENGTH} characters (Druid stores ids in VARCHAR(255) and file names)"
+    return reason

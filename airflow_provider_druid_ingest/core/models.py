@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .reports import ReportSummary
 
-# Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (A.2).
+# Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
 RUNNING = "RUNNING"
 SUCCESS = "SUCCESS"
 FAILED = "FAILED"
@@ -19,7 +19,7 @@ TERMINAL_STATES = frozenset({SUCCESS, FAILED})
 class TaskStatus:
     """One task's state. ``state`` comes from ``statusCode`` (or ``status`` in bulk answers).
 
-    ``runner_state`` is informational only: Druid reports ``WAITING`` for finished tasks (A.2 quirk).
+    ``runner_state`` is informational only: Druid reports ``WAITING`` for finished tasks (druid-contract §status quirk).
     ``queued_time`` is Druid's ``queueInsertionTime`` when it is real (task lists, for tasks the runner has).
     ``version_ceiling`` is filled in by waits (:func:`~.operations.observe_task`), never by Druid: an instant on
     the Overlord's clock at which this task held its time-chunk lock, so its segment versions are <= it and a
@@ -152,7 +152,8 @@ class HandoffTarget:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandoffTarget:
-        return cls(**{**data, "intervals": tuple(data["intervals"])})
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**{**known, "intervals": tuple(data["intervals"])})
 
 
 @dataclass(frozen=True)
@@ -179,10 +180,18 @@ class HandoffResult:
         return self.state in ("loaded", "nothing", "superseded")
 
     def to_dict(self) -> dict[str, Any]:
+        """Primitives; ``missing``/``never`` keep their first 20 ids (an event stays small)."""
         data = asdict(self)
         data["missing"] = list(self.missing)[:20]
         data["never"] = list(self.never)[:20]
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandoffResult:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["missing"] = tuple(known.get("missing") or ())
+        known["never"] = tuple(known.get("never") or ())
+        return cls(**known)
 
 
 @dataclass(frozen=True)

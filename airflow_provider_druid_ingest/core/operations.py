@@ -8,8 +8,6 @@ bulk call) and let the rest propagate.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -21,17 +19,15 @@ from .errors import (
     DruidTaskFailedError,
     DruidUsageError,
     DruidValidationError,
-    DruidWaitTimeoutError,
     DuplicateTaskIdError,
-    HandoffNeverError,
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
 from .handoff import _version_key, broker_lag, chunk_targets, evaluate, required_segments, span_of
 from .ids import attempt_id
-from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
+from .plan import IngestionPlan
 from .reports import ReportSummary, parse_report, task_failed_error
-from .retry import PollSchedule
 
 
 def status_or_none(task_id: str) -> Operation[TaskStatus | None]:
@@ -58,19 +54,20 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
     return found
 
 
-def ensure_submitted(spec: dict[str, Any], base_id: str, max_attempts: int = 20) -> Operation[SubmitOutcome]:
+def ensure_submitted(plan: IngestionPlan, max_attempts: int = 20) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
 
     Attempt ids are probed in order: RUNNING/SUCCESS is adopted (never resubmitted), FAILED moves on
     to the next attempt id, absent is submitted. A duplicate-id 400 (a racing submitter, or our own
     retried POST that Druid had accepted) is resolved by reading that task's status, never assumed.
     """
+    base_id = plan.base_task_id
     for attempt in range(max_attempts):
         task_id = attempt_id(base_id, attempt)
         status = yield from status_or_none(task_id)
         if status is None:
             try:
-                yield from call(ep.submit({**spec, "id": task_id}), ep.parse_submit)
+                yield from call(ep.submit({**plan.spec, "id": task_id}), ep.parse_submit)
                 return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id)
             except DuplicateTaskIdError:
                 status = yield from _status_after_duplicate(task_id)
@@ -124,35 +121,6 @@ def observe_task(task_id: str, ceiling: str | None = None) -> Operation[TaskStat
     if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
         ceiling = yield from lock_ceiling(status)
     return replace(status, version_ceiling=ceiling) if ceiling else status
-
-
-def wait_for_task(
-    task_id: str,
-    timeout: float,
-    schedule: PollSchedule | None = None,
-    on_poll: Callable[[TaskStatus], None] | None = None,
-    clock: Callable[[], float] = time.monotonic,
-) -> Operation[TaskStatus]:
-    """Poll ``/status`` until SUCCESS or FAILED (``statusCode`` only), or raise on ``timeout``.
-
-    The returned status carries ``version_ceiling`` when the task was seen holding its lock.
-    """
-    schedule = schedule or PollSchedule()
-    deadline = clock() + timeout
-    polls = 0
-    ceiling: str | None = None
-    while True:
-        status = yield from observe_task(task_id, ceiling)
-        ceiling = status.version_ceiling
-        if status.is_terminal:
-            return status
-        if on_poll is not None:
-            on_poll(status)
-        remaining = deadline - clock()
-        if remaining <= 0:
-            raise DruidWaitTimeoutError(f"Druid task {task_id} still {status.phase} after {timeout:.0f}s")
-        polls += 1
-        yield Sleep(min(schedule.delay(polls), remaining))
 
 
 def report_summary(task_id: str) -> Operation[ReportSummary | None]:
@@ -258,72 +226,3 @@ def check_handoff(target: HandoffTarget) -> Operation[HandoffResult]:
             + (f" and still reads another version in {stale} chunk(s)" if stale else ""),
         )
     return replace(result, detail=result.detail + "; the Broker queries this version")
-
-
-def wait_for_handoff(
-    target: HandoffTarget,
-    timeout: float,
-    schedule: PollSchedule | None = None,
-    on_poll: Callable[[HandoffResult], None] | None = None,
-    clock: Callable[[], float] = time.monotonic,
-    on_never: str = "fail",
-) -> Operation[HandoffResult]:
-    """Poll :func:`check_handoff` until done, or timeout.
-
-    ``never`` (zero-replica or drop rules) raises HandoffNeverError with ``on_never="fail"`` and is
-    returned with ``on_never="pass"`` (data kept only in deep storage is a valid setup for some tiers).
-    """
-    if on_never not in ("fail", "pass"):
-        raise ValueError(f"on_never must be 'fail' or 'pass', not {on_never!r}")
-    schedule = schedule or PollSchedule()
-    deadline = clock() + timeout
-    polls = 0
-    while True:
-        result = yield from check_handoff(target)
-        if result.state == "never" and on_never == "fail":
-            raise HandoffNeverError(
-                f"segments of Druid task {target.task_id} will never load: {result.detail} "
-                f"({', '.join(result.never[:3])}{'...' if len(result.never) > 3 else ''}); "
-                "fix the datasource's load rules, or pass on_never='pass' to accept deep-storage-only data"
-            )
-        if result.done or result.state == "never":
-            return result
-        if on_poll is not None:
-            on_poll(result)
-        remaining = deadline - clock()
-        if remaining <= 0:
-            raise DruidWaitTimeoutError(
-                f"segments of Druid task {target.task_id} not loaded after {timeout:.0f}s: {result.detail}"
-            )
-        polls += 1
-        yield Sleep(min(schedule.delay(polls), remaining))
-
-
-def ingest(
-    spec: dict[str, Any],
-    base_id: str,
-    *,
-    datasource: str,
-    intervals: list[str],
-    append: bool,
-    task_timeout: float,
-    handoff_timeout: float | None,
-    schedule: PollSchedule | None = None,
-    on_never: str = "fail",
-    max_attempts: int = 20,
-) -> Operation[IngestResult]:
-    """Submit (or adopt), wait for the task, then for its data to be queryable: the whole contract in one call.
-
-    Raises DruidTaskFailedError (full errorMsg, row stats, unparseable samples) when the task FAILED,
-    HandoffNeverError for zero-replica segments (``on_never="fail"``), DruidWaitTimeoutError on either timeout.
-    ``handoff_timeout=None`` skips the handoff wait (the result's ``handoff`` is then None).
-    """
-    submitted = yield from ensure_submitted(spec, base_id, max_attempts)
-    status = yield from wait_for_task(submitted.task_id, task_timeout, schedule)
-    if status.state == FAILED:
-        raise (yield from failure(status))
-    if handoff_timeout is None:
-        return IngestResult(submitted, status, (yield from report_summary(status.task_id)), None)
-    target = yield from handoff_target(status.task_id, datasource, intervals, append, status.version_ceiling)
-    result = yield from wait_for_handoff(target, handoff_timeout, schedule, on_never=on_never)
-    return IngestResult(submitted, status, (yield from report_summary(status.task_id)), result)

@@ -84,15 +84,20 @@ class ReportSummary:
         return "\n".join(lines)
 
     def progress_line(self) -> str:
-        """One line for periodic progress logging while the task runs."""
+        """Row counts for periodic progress logging while the task runs (the caller names the task).
+
+        The ingestion state is shown only when it says something: an ``index_parallel`` supervisor reports
+        ``NOT_STARTED`` for itself while its subtasks process rows, which reads as "nothing happens".
+        """
         t = self.totals() if self.row_stats else None
-        text = f"{self.task_id or '?'} {self.ingestion_state or 'unknown'}"
+        state = self.ingestion_state if self.ingestion_state not in (None, "NOT_STARTED") else None
         if t is None:
-            return text + ": no row stats yet"
-        text += (
-            f": processed={t['processed']:,} errors={t['processedWithError']:,} "
+            return f"{state}: no row stats yet" if state else "no row stats yet"
+        text = (
+            f"processed={t['processed']:,} errors={t['processedWithError']:,} "
             f"unparseable={t['unparseable']:,} thrownAway={t['thrownAway']:,}"
         )
+        text = f"{state}: {text}" if state else text
         rate = self.moving_averages.get(BUILD_SEGMENTS, {}).get("1m", {}).get("processed")
         if rate is not None:
             text += f" (~{rate:,.1f} rows/s over 1m)"
@@ -241,7 +246,7 @@ def _records_processed(raw: Any) -> int | None:
     return _as_int(raw)
 
 
-def parse_report(body: dict | None, *, max_samples: int = 5) -> ReportSummary | None:
+def parse_report(body: dict[str, Any] | None, *, max_samples: int = 5) -> ReportSummary | None:
     """Summarize a reports response body; None when there is nothing to summarize. Never raises."""
     if not isinstance(body, dict) or not body:
         return None

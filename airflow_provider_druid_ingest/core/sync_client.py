@@ -8,18 +8,20 @@ header across hosts); the exchange decides and the transport just sends.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
-from .exchange import Exchange, HttpCall, Operation, Sleep, exchange
-from .facade import ClientFacade
+from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
+from .facade import SyncMode
+from .facade_waits import ClientFacade
 from .http import Request, Response
 from .retry import RetryPolicy
 
 USER_AGENT = "airflow-provider-druid-ingest"
+T = TypeVar("T")
 
 
 def _ssl_reason(exc: BaseException) -> str:
@@ -83,11 +85,19 @@ def drive_exchange(ex: Exchange, transport: RequestsTransport) -> Response:
                 except DruidError as exc:
                     reply = exc
     except StopIteration as stop:
-        return stop.value
+        response: Response = stop.value
+        return response
 
 
-def drive(op: Operation[Any], transport: RequestsTransport, config: ClusterConfig, policy: RetryPolicy) -> Any:
-    """Run an operation to its value, throwing request errors back into it."""
+def drive(
+    op: Operation[T],
+    transport: RequestsTransport,
+    config: ClusterConfig,
+    policy: RetryPolicy,
+    on_progress: ProgressSink | None = None,
+) -> T:
+    """Run an operation to its value, throwing request errors back into it and handing Progress items to
+    ``on_progress``."""
     reply: Any = None
     error: DruidError | None = None
     try:
@@ -96,16 +106,20 @@ def drive(op: Operation[Any], transport: RequestsTransport, config: ClusterConfi
             error, reply = None, None
             if isinstance(action, Sleep):
                 time.sleep(action.seconds)
+            elif isinstance(action, Progress):
+                if on_progress is not None:
+                    on_progress(action.item)
             elif isinstance(action, Request):
                 try:
                     reply = drive_exchange(exchange(action, config, policy), transport)
                 except DruidError as exc:
                     error = exc
     except StopIteration as stop:
-        return stop.value
+        value: T = stop.value
+        return value
 
 
-class DruidClient(ClientFacade):
+class DruidClient(ClientFacade[SyncMode]):
     """Synchronous Druid client. Use as a context manager, or call :meth:`close`."""
 
     def __init__(
@@ -117,8 +131,8 @@ class DruidClient(ClientFacade):
         super().__init__(config, retry)
         self.transport = RequestsTransport(config, session)
 
-    def _run(self, op: Operation[Any]) -> Any:
-        return drive(op, self.transport, self.config, self.retry)
+    def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
+        return drive(op, self.transport, self.config, self.retry, on_progress)
 
     def close(self) -> None:
         self.transport.close()

@@ -144,11 +144,14 @@ class DruidHook(BaseHook):
 
     # ---- clients ------------------------------------------------------------------------------
 
-    def get_client(self) -> DruidClient:
-        """A synchronous :class:`~airflow_provider_druid_ingest.core.sync_client.DruidClient` (close it)."""
+    def get_client(self, retry: RetryPolicy | None = None) -> DruidClient:
+        """A synchronous :class:`~airflow_provider_druid_ingest.core.sync_client.DruidClient` (close it).
+
+        ``retry`` overrides the hook's policy for this client only (the hook itself is never changed).
+        """
         from airflow_provider_druid_ingest.core.sync_client import DruidClient
 
-        return DruidClient(self.get_config(), self.retry)
+        return DruidClient(self.get_config(), retry or self.retry)
 
     def get_conn(self) -> DruidClient:
         return self.get_client()

@@ -1,28 +1,35 @@
 """``DruidTaskSensor``: wait for an existing Druid task (e.g. from ``DruidSubmitOperator``) to finish.
 
 A sensor only waits: retrying it cannot resubmit a FAILED Druid task, so FAILED fails the sensor without
-retries (``AirflowFailException``) after logging the report summary. Re-run the submit task (or use the
+retries (``AirflowFailException``) with the report summary in the exception. Re-run the submit task (or use the
 one-shot ``DruidIngestOperator``) to ingest again.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from datetime import timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
+from airflow.sdk.exceptions import AirflowException, AirflowFailException
 
-from airflow_provider_druid_ingest.core.errors import DruidFatalError
-from airflow_provider_druid_ingest.core.models import FAILED, SUCCESS
+from airflow_provider_druid_ingest.common.run_context import rendered
+from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
+from airflow_provider_druid_ingest.core.errors import DruidError
+from airflow_provider_druid_ingest.core.retry import PollSchedule
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_VERSION_CEILING, DruidTaskLink, push_task_refs
-from airflow_provider_druid_ingest.operators.submit import default_deferrable
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+
+    from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
+    from airflow_provider_druid_ingest.core.retry import RetryPolicy
+    from airflow_provider_druid_ingest.core.waits import TaskProgress
+
+__all__ = ["DruidTaskSensor"]
 
 
 class DruidTaskSensor(BaseSensorOperator):
@@ -35,6 +42,7 @@ class DruidTaskSensor(BaseSensorOperator):
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
+    :param retry: a core ``RetryPolicy`` for each HTTP call
 
     Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too, and on SUCCESS
     ``druid_version_ceiling`` (when the wait saw the task holding its lock) for ``DruidHandoffSensor``'s
@@ -55,6 +63,7 @@ class DruidTaskSensor(BaseSensorOperator):
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
         shutdown_on_kill: bool = False,
+        retry: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -64,45 +73,37 @@ class DruidTaskSensor(BaseSensorOperator):
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
         self.shutdown_on_kill = shutdown_on_kill
-        self._ceiling: str | None = None  # reschedule mode starts each poke afresh: the lock may be missed
+        self.retry = retry
+        self._ceiling: str | None = None  # kept between pokes (reschedule mode starts afresh)
 
-    @staticmethod
-    def _push_ceiling(context: Context, ceiling: str | None) -> None:
-        if ceiling and context.get("ti") is not None:
-            context["ti"].xcom_push(key=XCOM_VERSION_CEILING, value=ceiling)
+    @cached_property
+    def hook(self) -> DruidHook:
+        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.retry)
 
     def _task_id(self) -> str:
-        value = (self.druid_task_id or "").strip()
-        if not value or value == "None":
+        value = rendered(self.druid_task_id)
+        if value is None:
             raise AirflowFailException("druid_task_id rendered empty: did the submit task push its XCom?")
         return value
 
     def poke(self, context: Context) -> bool:
-        from airflow_provider_druid_ingest.core.reports import task_failed_error
-        from airflow_provider_druid_ingest.triggers.task import report_summary_sync
+        """One look (one status call, and the live report while it runs)."""
+        from airflow_provider_druid_ingest.common import results
 
         druid_task_id = self._task_id()
-        hook = DruidHook(druid_conn_id=self.druid_conn_id)
-        with hook.get_client() as client:
-            if context.get("ti") is not None:
-                push_task_refs(context, druid_task_id, client.config.console_task_url(druid_task_id), push_id=False)
-            try:
-                status = client.observe_task(druid_task_id, self._ceiling)
-            except DruidFatalError as exc:  # unknown id, 401/403, wrong URL: waiting cannot help
-                raise AirflowFailException(str(exc)) from None
-            self._ceiling = status.version_ceiling
-            if status.state == SUCCESS:
-                self.log.info("Druid task %s SUCCESS", druid_task_id)
-                self._push_ceiling(context, status.version_ceiling)
-                return True
-            summary = report_summary_sync(client, druid_task_id)
-        if status.state == FAILED:
-            if summary is not None:
-                self.log.error("Druid task %s report:\n%s", druid_task_id, summary.format())
-            raise AirflowFailException(str(task_failed_error(status, summary)))
-        line = summary.progress_line() if summary is not None else "no report yet"
-        self.log.info("Druid task %s %s: %s", druid_task_id, status.phase, line)
-        return False
+        try:
+            with self.hook.get_client() as client:
+                if context.get("ti") is not None:
+                    url = client.config.console_task_url(druid_task_id)
+                    push_task_refs(context, druid_task_id, url, push_id=False)
+                outcome = client.watch_task(druid_task_id, 0.0, on_progress=self._log_progress, ceiling=self._ceiling)
+        except DruidError as exc:  # unknown id, 401/403, wrong URL: waiting cannot help
+            raise results.airflow_error(exc) from None
+        self._ceiling = outcome.version_ceiling
+        if outcome.kind == "timeout":
+            return False
+        self._finish(context, outcome)
+        return True
 
     def execute(self, context: Context) -> Any:
         if not self.deferrable:
@@ -112,32 +113,36 @@ class DruidTaskSensor(BaseSensorOperator):
             return self._task_id()
         from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
+        schedule = PollSchedule(self.poll_interval, self.max_poll_interval)
         self.defer(
             trigger=DruidTaskTrigger(
                 druid_task_id=self._task_id(),
-                conn_id=self.druid_conn_id,
-                end_time=time.time() + self.timeout,
-                poll_interval=self.poll_interval,
-                max_poll_interval=self.max_poll_interval,
                 shutdown_on_kill=self.shutdown_on_kill,
+                **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.retry),
             ),
             method_name="execute_complete",
-            timeout=timedelta(seconds=self.timeout + 60),
+            timeout=timedelta(seconds=self.timeout + DEFER_GRACE),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> str:
-        from airflow_provider_druid_ingest.triggers.task import validate_event
+        from airflow_provider_druid_ingest.core import outcomes
 
-        event = validate_event(event)
-        druid_task_id = event["druid_task_id"]
-        if event["status"] == "success":
-            self.log.info("%s", event["message"])
-            self._push_ceiling(context, event.get("version_ceiling"))
-            return druid_task_id
-        if event["status"] == "failed":
-            if event.get("summary_text"):
-                self.log.error("Druid task %s report:\n%s", druid_task_id, event["summary_text"])
-            raise AirflowFailException(event["message"])
-        if event["status"] == "timeout":
-            raise AirflowSensorTimeout(event["message"])
-        raise AirflowException(event["message"])
+        try:
+            outcome = outcomes.TaskOutcome.from_dict(event or {})
+        except ValueError as exc:
+            raise AirflowException(f"unexpected trigger event: {exc}") from None
+        return self._finish(context, outcome)
+
+    def _finish(self, context: Context, outcome: TaskOutcome) -> str:
+        from airflow_provider_druid_ingest.common import results
+
+        if outcome.kind == "failed" and outcome.report is not None:
+            self.log.error("Druid task %s report:\n%s", outcome.task_id, outcome.report.format())
+        druid_task_id = results.task_result(outcome, sensor=True)
+        self.log.info("%s", outcome.message)
+        if outcome.version_ceiling and context.get("ti") is not None:
+            context["ti"].xcom_push(key=XCOM_VERSION_CEILING, value=outcome.version_ceiling)
+        return druid_task_id
+
+    def _log_progress(self, item: TaskProgress) -> None:
+        self.log.info("%s", item.line())

@@ -1,7 +1,8 @@
 """A fake Apache Druid cluster over real HTTP, for offline tests of DAGs and clients.
 
 Router-style paths on one port (``/druid/indexer/*``, ``/druid/coordinator/*``, ``/status/health``),
-behaviour modelled on docs/notes "Part A" (Overlord submit/status/reports/shutdown, slots, segment
+behaviour modelled on docs/druid-contract.md and dev/druid/RECORDED.md (Overlord submit/status/reports/shutdown,
+slots, segment
 publishing and handoff, Coordinator listings and load status, Basic auth), plus fault injection::
 
     from airflow_provider_druid_ingest.testing import FakeDruid, Fault, TaskPlan

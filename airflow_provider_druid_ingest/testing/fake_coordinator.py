@@ -1,4 +1,4 @@
-"""Fake Coordinator route handlers: ``/druid/coordinator/v1/*`` (A.7)."""
+"""Fake Coordinator route handlers: ``/druid/coordinator/v1/*`` (druid-contract §handoff)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
 
 
 async def post_metadata_segments(ctx: Ctx) -> web.Response:
-    """A.7: POST metadata/datasources/{ds}/segments: metadata store directly, INCLUDING_OVERSHADOWED, fresh."""
+    """druid-contract §handoff: POST metadata/datasources/{ds}/segments: metadata store directly,
+    INCLUDING_OVERSHADOWED, fresh."""
     try:
         raw = json.loads(ctx.rec.body.decode("utf-8") or "null")
         intervals = [parse_interval(str(i)) for i in raw]
@@ -43,7 +44,8 @@ async def post_metadata_segments(ctx: Ctx) -> web.Response:
 
 
 async def get_metadata_segments(ctx: Ctx) -> web.Response:
-    """A.7: GET metadata/datasources/{ds}/segments: the cached snapshot (lags a poll); unknown -> 404."""
+    """druid-contract §handoff: GET metadata/datasources/{ds}/segments: the cached snapshot (lags a poll); unknown ->
+    404."""
     with ctx.state.lock:
         ctx.state.now()
         segs = ctx.state.snapshot_used(ctx.params["ds"])
@@ -53,7 +55,7 @@ async def get_metadata_segments(ctx: Ctx) -> web.Response:
 
 
 async def get_served_segments(ctx: Ctx) -> web.Response:
-    """A.7: GET datasources/{ds}/segments: served segments; datasource not served -> 204."""
+    """druid-contract §handoff: GET datasources/{ds}/segments: served segments; datasource not served -> 204."""
     with ctx.state.lock:
         ctx.state.now()
         segs = ctx.state.served(ctx.params["ds"])
@@ -94,7 +96,8 @@ async def get_served_in_interval(ctx: Ctx) -> web.Response:
 
 
 async def get_handoff_complete(ctx: Ctx) -> web.Response:
-    """A.7: handoffComplete?interval=&partitionNumber=&version= -> true/false (500 {"error"} on exception)."""
+    """druid-contract §handoff: handoffComplete?interval=&partitionNumber=&version= -> true/false (500 {"error"} on
+    exception)."""
     q = ctx.query
     try:
         interval = parse_interval(q["interval"])
@@ -117,7 +120,7 @@ def _load_counts(ctx: Ctx, segs: list[FakeSegment]) -> tuple[int, int, int]:
 
 
 async def get_ds_loadstatus(ctx: Ctx) -> web.Response:
-    """A.7 DataSourcesResource.getDatasourceLoadstatus."""
+    """druid-contract §handoff DataSourcesResource.getDatasourceLoadstatus."""
     q, ds = ctx.query, ctx.params["ds"]
     if q.get("forceMetadataRefresh") is None:
         # Druid 33 (RECORDED.md §9): plain text under Content-Type: application/json.
@@ -139,7 +142,7 @@ async def get_ds_loadstatus(ctx: Ctx) -> web.Response:
         segs = [s for s in used if s.identifier not in shadowed and overlaps(s.interval, interval)]
         if not segs:
             # Druid 33 (RECORDED.md §9): a known datasource without used segments in the interval -> 200 and
-            # plain text under Content-Type: application/json (the notes' 204 is for unknown datasources).
+            # plain text under Content-Type: application/json (Druid's docs say 204).
             return text_response("No used segment found for the given datasource and interval", 200,
                                  content_type="application/json")
         total, unavailable, under = _load_counts(ctx, segs)
@@ -151,7 +154,7 @@ async def get_ds_loadstatus(ctx: Ctx) -> web.Response:
 
 
 async def get_cluster_loadstatus(ctx: Ctx) -> web.Response:
-    """A.7 cluster-wide loadstatus: cached snapshot, all used segments INCLUDING overshadowed."""
+    """druid-contract §handoff cluster-wide loadstatus: cached snapshot, all used segments INCLUDING overshadowed."""
     with ctx.state.lock:
         ctx.state.now()
         by_ds: dict[str, list[FakeSegment]] = {}

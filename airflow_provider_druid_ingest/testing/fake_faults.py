@@ -108,15 +108,18 @@ async def apply(fault: Fault, request: web.Request, path: str) -> web.StreamResp
         _abort(request)
         return web.Response(status=500)  # never reaches the client: the transport is gone
     if kind == "redirect":
-        # A.1 RedirectFilter: 307 with Location: <leader-url><same URI>?<same query>
+        # druid-contract §submit RedirectFilter: 307 with Location: <leader-url><same URI>?<same query>
         resp = web.Response(status=fault.status or 307)
         resp.headers["Location"] = fault.redirect_to.rstrip("/") + request.raw_path
         return resp
     if kind == "leaderless":
-        return jetty_page(503, path)  # A.1: no known leader -> RedirectFilter sendError(503), Jetty page
+        # druid-contract §submit: no known leader -> RedirectFilter sendError(503), Jetty page
+        return jetty_page(503, path)
     if kind == "queue_not_ready":
-        return web.Response(status=503)  # A.1 step 5: leader whose queue is not ready -> 503, empty body
-    # kind == "throttle": A.1 step 6(5) queue full -> CAPACITY_EXCEEDED 429 (forPersona(ADMIN), code "general")
+        # druid-contract §submit step 5: leader whose queue is not ready -> 503, empty body
+        return web.Response(status=503)
+    # kind == "throttle": druid-contract §submit step 6(5) queue full -> CAPACITY_EXCEEDED 429 (forPersona(ADMIN),
+    # code "general")
     return druid_error(429, "general", "CAPACITY_EXCEEDED",
                        "Task queue already contains [1000] tasks. Retry later or increase "
                        "'druid.indexer.queue.maxSize'[1000].", persona="ADMIN")

@@ -42,13 +42,13 @@ def empty(status: int) -> web.Response:
 
 
 def druid_error(status: int, error_code: str, category: str, message: str, persona: str = "USER") -> web.Response:
-    """A.1: DruidException -> ErrorResponse.getAsMap()."""
+    """druid-contract §submit: DruidException -> ErrorResponse.getAsMap()."""
     return json_response({"error": "druidException", "errorCode": error_code, "persona": persona,
                           "category": category, "errorMessage": message, "context": {}}, status)
 
 
 def legacy_error(status: int, message: str) -> web.Response:
-    """A.1: pre-DruidException mappers (CustomExceptionMapper etc.): ``{"error": "<message>"}``."""
+    """druid-contract §submit: pre-DruidException mappers (CustomExceptionMapper etc.): ``{"error": "<message>"}``."""
     return json_response({"error": message}, status)
 
 
@@ -57,7 +57,8 @@ _REASONS = {401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 50
 
 
 def jetty_page(status: int, uri: str, message: str | None = None) -> web.Response:
-    """Jetty ErrorHandler page (A.1 JSON syntax errors, RedirectFilter sendError(503), A.9 sendError(401))."""
+    """Jetty ErrorHandler page (druid-contract §submit JSON syntax errors, RedirectFilter sendError(503),
+    druid-contract §auth-tls sendError(401))."""
     reason = _REASONS.get(status, "Error")
     msg = message or reason
     html = (
@@ -80,7 +81,7 @@ def proxy_html(status: int) -> web.Response:
 
 
 def forbidden() -> web.Response:
-    """A.9: authenticated but not permitted -> 403 ForbiddenExceptionMapper body."""
+    """druid-contract §auth-tls: authenticated but not permitted -> 403 ForbiddenExceptionMapper body."""
     return json_response({"Access-Check-Result": "Unauthorized"}, 403)
 
 
@@ -89,18 +90,18 @@ class Forbidden(Exception):
 
 
 def require_write(ctx: Ctx) -> None:
-    """A.9: DATASOURCE WRITE / STATE WRITE; a "read" user is refused."""
+    """druid-contract §auth-tls: DATASOURCE WRITE / STATE WRITE; a "read" user is refused."""
     if ctx.role is not None and ctx.role != "write":
         raise Forbidden
 
 
-# A.9: unsecured paths (CliOverlord.UNSECURED_PATHS, CoordinatorJettyServerInitializer).
+# druid-contract §auth-tls: unsecured paths (CliOverlord.UNSECURED_PATHS, CoordinatorJettyServerInitializer).
 UNSECURED = ("/status/health", "/druid/indexer/v1/isLeader", "/druid/coordinator/v1/isLeader")
 
 
 def authenticate(users: dict[str, tuple[str, str]], header: str | None, uri: str) -> tuple[str | None,
                                                                                            web.Response | None]:
-    """-> (role, None) or (None, 401 response) per A.9 druid-basic-security."""
+    """-> (role, None) or (None, 401 response) per druid-contract §auth-tls druid-basic-security."""
     if not header or not header.startswith("Basic "):
         # No authenticator succeeded: PreResponseAuthorizationCheckFilter -> 401 JSON + WWW-Authenticate.
         resp = json_response({"error": "Unauthorized request", "errorMessage": None, "errorClass": None,

@@ -1,4 +1,4 @@
-"""Fake Overlord route handlers: ``/druid/indexer/v1/*`` (A.1-A.6)."""
+"""Fake Overlord route handlers: ``/druid/indexer/v1/*`` (druid-contract §submit-druid-contract §workers)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ _API_TASK_STATES = ["pending", "waiting", "running", "complete"]
 
 def _is_json(ctx: Ctx) -> bool:
     """False only for an explicit non-JSON Content-Type (-> 415). A request without one reaches the method
-    (so an empty bulk-status POST gets A.3's 400); how Jersey treats a missing header is not in the notes."""
+    (so an empty bulk-status POST gets druid-contract §bulk-status's 400); how Jersey treats a missing header was not
+    recorded."""
     ctype = next((v for k, v in ctx.rec.headers.items() if k.lower() == "content-type"), "")
     return not ctype or ctype.split(";")[0].strip().lower() == "application/json"
 
@@ -40,7 +41,7 @@ def _body_json(ctx: Ctx) -> tuple[bool, Any]:
 
 
 def _task_or_404(ctx: Ctx) -> tuple[FakeTask | None, web.Response | None]:
-    # A.2: TaskResourceFilter runs first: unknown id -> 404 text/plain.
+    # druid-contract §status: TaskResourceFilter runs first: unknown id -> 404 text/plain.
     task_id = ctx.params["id"]
     with ctx.state.lock:
         ctx.state.now()
@@ -53,19 +54,19 @@ def _task_or_404(ctx: Ctx) -> tuple[FakeTask | None, web.Response | None]:
 async def post_task(ctx: Ctx) -> web.Response:
     state, cfg = ctx.state, ctx.fake
     if not _is_json(ctx):
-        return empty(415)  # A.1: 415 unless Content-Type is application/json
+        return empty(415)  # druid-contract §submit: 415 unless Content-Type is application/json
     ok, payload = _body_json(ctx)
     if not ok:
         # Druid 33 (RECORDED.md §1): a JSON syntax error is 400 {"error": "<Jackson message>"}, not a 500 page.
         return legacy_error(400, jackson_syntax_error(ctx.rec.body.decode("utf-8", "replace")))
     try:
-        parsed = parse_task(payload)  # A.1 step 2: Jackson deserialization -> 400 {"error": ...}
+        parsed = parse_task(payload)  # druid-contract §submit step 2: Jackson deserialization -> 400 {"error": ...}
     except SpecError as exc:
         return legacy_error(400, str(exc))
-    require_write(ctx)  # A.1 step 4: DATASOURCE WRITE after deserialization -> 403
+    require_write(ctx)  # druid-contract §submit step 4: DATASOURCE WRITE after deserialization -> 403
     task_id = parsed.id if parsed.id is not None else state.new_task_id(parsed, state.now())
     try:
-        validate_id("Task ID", task_id)  # A.1 step 6(1): IdUtils.validateId -> 400 invalidInput
+        validate_id("Task ID", task_id)  # druid-contract §submit step 6(1): IdUtils.validateId -> 400 invalidInput
     except InvalidInputError as exc:
         return druid_error(400, "invalidInput", "INVALID_INPUT", str(exc))
     except SpecError as exc:
@@ -74,20 +75,24 @@ async def post_task(ctx: Ctx) -> web.Response:
         exists = task_id in state.tasks
     if exists:
         if cfg.duplicate_shape == "legacy":
-            # A.1 Druid <= 29: EntryExistsException -> 400 {"error": "Task [<id>] already exists."}
+            # druid-contract §submit Druid <= 29: EntryExistsException -> 400 {"error": "Task [<id>] already exists."}
             return legacy_error(400, f"Task [{task_id}] already exists.")
-        # A.1 Druid >= 30: EntryAlreadyExists -> 400 druidException entryAlreadyExists, no space in "Task[".
+        # druid-contract §submit Druid >= 30: EntryAlreadyExists -> 400 druidException entryAlreadyExists, no space
+        # in "Task[".
         return druid_error(400, "entryAlreadyExists", "INVALID_INPUT", f"Task[{task_id}] already exists")
     if cfg.insert_delay:
-        await asyncio.sleep(cfg.insert_delay)  # widens the check-then-insert window (A.1 race variant)
+        # widens the check-then-insert window (druid-contract §submit race variant)
+        await asyncio.sleep(cfg.insert_delay)
     with state.lock:
         if task_id in state.tasks:
             if cfg.duplicate_shape == "legacy":
                 return legacy_error(400, f"Task [{task_id}] already exists.")
-            # A.1 race: the SQL insert fails -> wrapInDruidException -> 400 invalidInput, "Task [" with a space.
+            # druid-contract §submit race: the SQL insert fails -> wrapInDruidException -> 400 invalidInput, "Task ["
+            # with a space.
             return druid_error(400, "invalidInput", "INVALID_INPUT", f"Task [{task_id}] already exists")
         if len(task_id) > 255:
-            # A.1 Task ID rules: druid_tasks.id is VARCHAR(255) -> insert fails -> 500 (persona unverified).
+            # druid-contract §submit Task ID rules: druid_tasks.id is VARCHAR(255) -> insert fails -> 500 (persona
+            # unverified).
             return druid_error(500, "general", "RUNTIME_FAILURE",
                                f"Encountered metadata exception for task [{task_id}]", persona="OPERATOR")
         state.insert_task(task_id, parsed, payload, state.clock())
@@ -114,7 +119,7 @@ async def get_reports(ctx: Ctx) -> web.Response:
     with ctx.state.lock:
         body = reports.report(task, ctx.state.now())
     if body is None:
-        # A.4: 404, plain message despite the JSON content type.
+        # druid-contract §reports: 404, plain message despite the JSON content type.
         return text_response("No task reports were found for this task. The task may not exist, or it may not "
                              "have completed yet.", 404, content_type="application/json")
     return json_response(body)
@@ -129,7 +134,7 @@ async def get_log(ctx: Ctx) -> web.Response:
 
 async def get_segments(ctx: Ctx) -> web.Response:
     _task, err = _task_or_404(ctx)
-    # A.4: deprecated endpoint, always 404 for known tasks.
+    # druid-contract §reports: deprecated endpoint, always 404 for known tasks.
     return err or legacy_error(404, "Segment IDs committed by a task action are not persisted anymore. Use the "
                                "metric 'segment/added/bytes' to identify the segments created by a task.")
 
@@ -138,8 +143,8 @@ async def post_shutdown(ctx: Ctx) -> web.Response:
     task, err = _task_or_404(ctx)
     if err:
         return err
-    require_write(ctx)  # A.9: DATASOURCE WRITE
-    ctx.state.shutdown(task, ctx.state.clock())  # A.5: always 200 for known ids
+    require_write(ctx)  # druid-contract §auth-tls: DATASOURCE WRITE
+    ctx.state.shutdown(task, ctx.state.clock())  # druid-contract §shutdown: always 200 for known ids
     return json_response({"task": task.id})
 
 
@@ -151,26 +156,26 @@ async def post_shutdown_all(ctx: Ctx) -> web.Response:
         active = [t for t in ctx.state.tasks.values() if t.datasource == ds and t.is_active]
         for task in active:
             ctx.state.shutdown(task, now)
-    # A.5: 200 {"dataSource": ds}, or 404 empty if nothing active.
+    # druid-contract §shutdown: 200 {"dataSource": ds}, or 404 empty if nothing active.
     return json_response({"dataSource": ds}) if active else empty(404)
 
 
 async def post_task_status(ctx: Ctx) -> web.Response:
-    require_write(ctx)  # A.3: StateResourceFilter -> STATE WRITE
+    require_write(ctx)  # druid-contract §bulk-status: StateResourceFilter -> STATE WRITE
     if not _is_json(ctx):
         return empty(415)
     ok, ids = _body_json(ctx)
     if not ok:
         return legacy_error(400, jackson_syntax_error(ctx.rec.body.decode("utf-8", "replace")))  # as submit
     if not ids:
-        # A.3; Druid 33 (RECORDED.md §4): plain text under Content-Type: application/json.
+        # druid-contract §bulk-status; Druid 33 (RECORDED.md §4): plain text under Content-Type: application/json.
         return text_response("No Task IDs provided.", 400, content_type="application/json")
     if not isinstance(ids, list):
         return legacy_error(400, "Cannot deserialize value of type `java.util.ArrayList<java.lang.String>` "
                             "from Object value")
     with ctx.state.lock:
         ctx.state.now()
-        # A.3: map id -> TaskStatus; unknown ids omitted.
+        # druid-contract §bulk-status: map id -> TaskStatus; unknown ids omitted.
         body = {i: reports.task_status(ctx.state.tasks[i]) for i in ids if i in ctx.state.tasks}
     return json_response(body)
 
@@ -257,7 +262,7 @@ async def get_total_capacity(ctx: Ctx) -> web.Response:
 
 
 async def get_is_leader(ctx: Ctx) -> web.Response:
-    return json_response({"leader": True})  # A.1: leader -> 200 {"leader": true}
+    return json_response({"leader": True})  # druid-contract §submit: leader -> 200 {"leader": true}
 
 
 async def get_leader(ctx: Ctx) -> web.Response:

@@ -1,4 +1,5 @@
-"""JSON bodies of the fake Overlord: TaskStatusPlus, TaskStatus, task reports, worker info (A.2-A.6)."""
+"""JSON bodies of the fake Overlord: TaskStatusPlus, TaskStatus, task reports, worker info (druid-contract
+§status-druid-contract §workers)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ _TRUNCATION_LIMIT = 1024  # TaskStatus.MAX_ERROR_MSG_TRUNCATION_LIMIT
 
 
 def truncate_error(msg: str | None) -> str | None:
-    """A.2: first 512 + ``...N characters omitted...`` + last 512 when longer than 1024."""
+    """druid-contract §status: first 512 + ``...N characters omitted...`` + last 512 when longer than 1024."""
     if msg is None or len(msg) <= _TRUNCATION_LIMIT:
         return msg
     half = _TRUNCATION_LIMIT // 2
@@ -21,7 +22,7 @@ def truncate_error(msg: str | None) -> str | None:
 
 
 def duration_ms(task: FakeTask) -> int:
-    # A.2: -1 while running, ms after completion.
+    # druid-contract §status: -1 while running, ms after completion.
     if task.is_active:
         return -1
     if task.start_at is None or task.finished_at is None:
@@ -30,18 +31,18 @@ def duration_ms(task: FakeTask) -> int:
 
 
 def location(task: FakeTask) -> dict[str, Any]:
-    # A.2: live runner location while known, else the one stored with the final status, else unknown.
+    # druid-contract §status: live runner location while known, else the one stored with the final status, else unknown.
     return dict(task.location) if task.start_at is not None else dict(UNKNOWN_LOCATION)
 
 
 def status_plus(task: FakeTask, runner_state: str) -> dict[str, Any]:
-    """TaskStatusPlus (A.2); ``status`` duplicates ``statusCode`` (deprecated field)."""
+    """TaskStatusPlus (druid-contract §status); ``status`` duplicates ``statusCode`` (deprecated field)."""
     return {
         "id": task.id,
         "groupId": task.group_id,
         "type": task.type,
         "createdTime": task.created_time,
-        "queueInsertionTime": EPOCH,  # A.2: always EPOCH
+        "queueInsertionTime": EPOCH,  # druid-contract §status: always EPOCH
         "statusCode": task.state,
         "status": task.state,
         "runnerStatusCode": runner_state,
@@ -53,13 +54,15 @@ def status_plus(task: FakeTask, runner_state: str) -> dict[str, Any]:
 
 
 def status_response(task: FakeTask) -> dict[str, Any]:
-    # A.2 quirk: once the runner forgets a completed task, getTaskStatus hard-codes RunnerTaskState.WAITING.
+    # druid-contract §status quirk: once the runner forgets a completed task, getTaskStatus hard-codes
+    # RunnerTaskState.WAITING.
     runner = "WAITING" if not task.is_active else task.runner_state
     return {"task": task.id, "status": status_plus(task, runner)}
 
 
 def list_entry(task: FakeTask) -> dict[str, Any]:
-    # A.2: list APIs show NONE for completed tasks. Druid 33 (RECORDED.md §13): for a task the runner has, the
+    # druid-contract §status: list APIs show NONE for completed tasks. Druid 33 (RECORDED.md §13): for a task the
+    # runner has, the
     # list shows the work item's queueInsertionTime (a few ms after its lock was granted), not EPOCH.
     entry = status_plus(task, task.runner_state if task.is_active else "NONE")
     if task.is_active and task.runner_state in ("PENDING", "RUNNING") and task.queued_time:
@@ -81,7 +84,8 @@ def _priority(task: FakeTask) -> int:
 
 
 def task_status(task: FakeTask) -> dict[str, Any]:
-    """TaskStatus (A.3 bulk status): state under ``status``; active tasks RUNNING with runner location."""
+    """TaskStatus (druid-contract §bulk-status bulk status): state under ``status``; active tasks RUNNING with runner
+    location."""
     return {"id": task.id, "status": task.state, "duration": duration_ms(task),
             "errorMsg": truncate_error(task.error_msg), "location": location(task)}
 
@@ -108,7 +112,7 @@ def _parse_exception_samples(task: FakeTask) -> list[dict[str, Any]]:
 
 
 def report(task: FakeTask, now: float) -> dict[str, Any] | None:
-    """A.4: live report while the runner has the task, the stored one after; None = 404."""
+    """druid-contract §reports: live report while the runner has the task, the stored one after; None = 404."""
     if task.start_at is None:
         return None  # never ran: no peon, no report file
     parallel = task.parsed.parallel
@@ -122,7 +126,7 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         payload: dict[str, Any] = {
             "ingestionState": task.ingestion_state,
             "unparseableEvents": {"buildSegments": samples[: int(len(samples) * fraction)]},
-            "rowStats": {  # A.4 live report: movingAverages + totals
+            "rowStats": {  # druid-contract §reports live report: movingAverages + totals
                 "movingAverages": {"buildSegments": {"1m": avg, "5m": avg, "15m": avg}},
                 "totals": {"buildSegments": totals},
             },
@@ -139,7 +143,8 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         return None
     ran = (task.finished_at or now) - task.start_at
     totals = _row_totals(task, 1.0 if task.state == "SUCCESS" else min(ran / max(task.duration, 1e-9), 1.0))
-    if parallel:  # A.4: parallel {"totals": {"buildSegments"}}; sequential determinePartitions + buildSegments
+    # druid-contract §reports: parallel {"totals": {"buildSegments"}}; sequential determinePartitions + buildSegments
+    if parallel:
         row_stats: dict[str, Any] = {"totals": {"buildSegments": totals}}
         unparseable: dict[str, Any] = {"buildSegments": samples}
     else:
@@ -149,14 +154,14 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         "ingestionState": task.ingestion_state,
         "unparseableEvents": unparseable,
         "rowStats": row_stats,
-        "errorMsg": task.error_msg,  # A.4: the full message (status truncates it)
+        "errorMsg": task.error_msg,  # druid-contract §reports: the full message (status truncates it)
         "segmentAvailabilityConfirmed": task.availability_confirmed,
         "segmentAvailabilityWaitTimeMs": task.availability_wait_ms,
         # Druid 33 (RECORDED.md §3): {} in parallel mode; sequential mode not recorded.
         "recordsProcessed": {} if parallel else None,
     }
     if task.published_count is not None and task.plan.report_segments_published:  # omitted when null
-        payload["segmentsPublished"] = task.published_count  # A.4: count, tombstones included
+        payload["segmentsPublished"] = task.published_count  # druid-contract §reports: count, tombstones included
     return {
         "ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id, "payload": payload},
         "taskContext": {"type": "taskContext", "taskId": task.id, "payload": task.spec.get("context", {})},
@@ -164,7 +169,7 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
 
 
 def workers(running: list[FakeTask], capacity: int, used: int, last_completed: str | None) -> list[dict]:
-    """A.6 ImmutableWorkerInfo[] for the single fake worker."""
+    """druid-contract §workers ImmutableWorkerInfo[] for the single fake worker."""
     by_type: dict[str, int] = {}
     for task in running:
         by_type[task.type] = by_type.get(task.type, 0) + min(task.parsed.slots, capacity)

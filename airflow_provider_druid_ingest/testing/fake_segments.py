@@ -8,7 +8,7 @@ from typing import Any
 
 from .fake_time import add_period, contains, covered, format_instant, format_interval, overlaps, parse_interval
 
-# One "historical" serves everything; its name is what `servers` lists show (A.7 listings).
+# One "historical" serves everything; its name is what `servers` lists show (druid-contract §handoff listings).
 HISTORICAL = "127.0.0.1:8083"
 DEFAULT_TIER = "_default_tier"
 # Druid's cluster default: loadForever with 2 replicas in _default_tier (Druid 33, RECORDED.md §9). The fake,
@@ -165,5 +165,6 @@ def rule_replicas(rule: dict[str, Any] | None) -> int:
 
 
 def is_replicated_load_rule(rule: dict[str, Any] | None) -> bool:
-    """A.7 handoffComplete: 'the matching rule is a load rule with replicas' (broadcast is not a LoadRule)."""
+    """druid-contract §handoff handoffComplete: 'the matching rule is a load rule with replicas' (broadcast is not a
+    LoadRule)."""
     return rule is not None and str(rule.get("type", "")).startswith("load") and rule_replicas(rule) > 0

@@ -68,7 +68,7 @@ class FakeDruid:
         if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
             raise ValueError("auth roles must be 'read' or 'write'")
         self.auth = auth
-        self.ssl_context = ssl_context  # serve HTTPS (A.9 TLS) when set
+        self.ssl_context = ssl_context  # serve HTTPS (druid-contract §auth-tls TLS) when set
         self.broker_lag = broker_lag  # seconds between a Historical loading a segment and the Broker seeing it
         self.duplicate_shape = duplicate_shape
         self.insert_delay = insert_delay
@@ -249,7 +249,7 @@ class FakeDruid:
 
     async def _handle(self, request: web.Request, rec: RecordedRequest, raw_path: str) -> web.StreamResponse:
         path = raw_path
-        # Router (A.1): /proxy/coordinator/* and /proxy/overlord/* are prefix-stripped.
+        # Router (druid-contract §submit): /proxy/coordinator/* and /proxy/overlord/* are prefix-stripped.
         for prefix in ("/proxy/coordinator", "/proxy/overlord"):
             if path.startswith(prefix + "/"):
                 path = path[len(prefix):]

@@ -87,7 +87,7 @@ class ClusterState:
 
     # ------------------------------------------------------------- submission
     def new_task_id(self, parsed: ParsedTask, now: float) -> str:
-        # A.1 IdUtils.newTaskId: <type>_<dataSource>_<8 random chars a-p>_<ISO now>
+        # druid-contract §submit IdUtils.newTaskId: <type>_<dataSource>_<8 random chars a-p>_<ISO now>
         rand = "".join(random.choice("abcdefghijklmnop") for _ in range(8))
         return f"{parsed.type}_{parsed.datasource}_{rand}_{now_iso(now)}"
 
@@ -100,7 +100,7 @@ class ClusterState:
             stored.setdefault("groupId", parsed.group_id or task_id)
             stored.setdefault("dataSource", parsed.datasource)
             context = stored.setdefault("context", {})
-            # A.1: TaskQueue.add fills these context keys unless the spec sets them.
+            # druid-contract §submit: TaskQueue.add fills these context keys unless the spec sets them.
             context.setdefault("forceTimeChunkLock", True)
             context.setdefault("useLineageBasedSegmentAllocation", True)
             self._seq += 1
@@ -125,7 +125,8 @@ class ClusterState:
         return [s for s in self.segments if s.served_at is not None and s.datasource == ds]
 
     def snapshot_used(self, ds: str | None = None) -> list[FakeSegment]:
-        """The coordinator's cached metadata snapshot: lags publishes by one poll (A.7 pollDuration)."""
+        """The coordinator's cached metadata snapshot: lags publishes by one poll (druid-contract §handoff
+        pollDuration)."""
         now = self._t
         return [s for s in self.segments if s.used and (ds is None or s.datasource == ds)
                 and s.published_at + self.coordinator_period <= now]
@@ -156,7 +157,7 @@ class ClusterState:
         return rule_replicas(self.rule_for(seg.datasource, seg.interval))
 
     def handoff_complete(self, ds: str, interval: tuple[int, int], partition: int, version: str) -> bool:
-        """A.7 DataSourcesResource.isHandOffComplete."""
+        """druid-contract §handoff DataSourcesResource.isHandOffComplete."""
         # A segment that is not eligible for load (no load rule with replicas) will never be handed off.
         if not is_replicated_load_rule(self.rule_for(ds, interval)):
             return True
@@ -173,7 +174,8 @@ class ClusterState:
 
     # --------------------------------------------------------------- events
     def _wants_load(self, seg: FakeSegment) -> bool:
-        # Tombstones load too (A.7: loaded via TombstoneLoadSpec); a check against real Druid may revise this.
+        # Tombstones load too (druid-contract §handoff: loaded via TombstoneLoadSpec); a check against real Druid may
+        # revise this.
         return (seg.used and seg.served_at is None and not self.loading_paused
                 and seg.identifier not in self.overshadowed(seg.datasource)
                 and self.replicas(seg) > 0)
@@ -255,7 +257,8 @@ class ClusterState:
         self._schedule(t)
 
     def _schedule(self, t: float) -> None:
-        """Start PENDING tasks that fit, in submission order, without head-of-line blocking (A.8)."""
+        """Start PENDING tasks that fit, in submission order, without head-of-line blocking (druid-contract
+        §batch-rules)."""
         free = self.capacity - self.used_slots()
         for task in sorted(self.tasks.values(), key=lambda x: x.seq):
             if not (task.is_active and task.runner_state == "PENDING") or self._need(task) > free:
@@ -266,7 +269,8 @@ class ClusterState:
             task.end_at = t + task.duration
             task.ingestion_state = "BUILD_SEGMENTS"
             task.location = {"host": "127.0.0.1", "port": 8100 + task.seq % 900, "tlsPort": -1}
-            # A.8 deadlock: parallel supervisor holding the only slot; its subtasks never get one.
+            # druid-contract §batch-rules deadlock: parallel supervisor holding the only slot; its subtasks never get
+            # one.
             task.deadlocked = task.parsed.parallel and self.capacity == 1
             self._touch()
 
@@ -292,7 +296,7 @@ class ClusterState:
         task.version = format_instant(ms)
         task.locks = self._lock_intervals(task)  # none for a spec without intervals (it locks while running)
         task.queued_time = format_instant(ms + 4)
-        task.runner_state = "PENDING"  # A.2: handed to the runner, waiting for a slot
+        task.runner_state = "PENDING"  # druid-contract §status: handed to the runner, waiting for a slot
         self._touch()
 
     def active_locks(self, ds: str, intervals: list[tuple[int, int]] | None) -> list[FakeTask]:
@@ -317,7 +321,8 @@ class ClusterState:
         task._segments = self._publish(task, t)
         task.published_count = len(task._segments)
         if parsed.await_ms > 0:
-            # A.7 "How Druid itself waits": the task keeps its slot until handoff or timeout; SUCCESS either way.
+            # druid-contract §handoff "How Druid itself waits": the task keeps its slot until handoff or timeout;
+            # SUCCESS either way.
             task.ingestion_state = "SEGMENT_AVAILABILITY_WAIT"
             task.availability_deadline = t + parsed.await_ms / 1000.0
             if not task._segments:  # waitForSegmentAvailability: nothing to wait for -> confirmed
@@ -338,7 +343,7 @@ class ClusterState:
         self._touch()
 
     def shutdown(self, task: FakeTask, now: float) -> None:
-        """A.5: active task -> FAILED 'Shutdown request from user'; no-op when already complete."""
+        """druid-contract §shutdown: active task -> FAILED 'Shutdown request from user'; no-op when already complete."""
         with self.lock:
             self.advance(now)
             if task.is_active:
@@ -361,7 +366,8 @@ class ClusterState:
         for bucket in bucket_list:
             rows = plan.rows_per_bucket
             if rows <= 0:
-                # A.8 REPLACE: tombstones for empty parts of the input intervals that hold older data. Druid 33
+                # druid-contract §batch-rules REPLACE: tombstones for empty parts of the input intervals that hold
+                # older data. Druid 33
                 # (RECORDED.md §6, dynamic/hashed): 24 tombstones for a day of HOUR buckets over older data;
                 # test_fidelity: none for a day without older data.
                 if parsed.drop_existing and any(overlaps(s.interval, bucket) for s in used):

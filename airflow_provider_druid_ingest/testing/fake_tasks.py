@@ -1,4 +1,5 @@
-"""Task specs, plans and task objects of the fake Druid: parsing/validation as the Overlord does it (A.1, A.8)."""
+"""Task specs, plans and task objects of the fake Druid: parsing/validation as the Overlord does it (druid-contract
+§submit, druid-contract §batch-rules)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ _JETTY_SOURCE = "[Source: (org.eclipse.jetty.server.HttpInputOverHTTP); line: {}
 
 
 class SpecError(Exception):
-    """A.1: Jackson mapping/validation failure -> 400 ``{"error": "<first line of the message>"}``."""
+    """druid-contract §submit: Jackson mapping/validation failure -> 400 ``{"error": "<first line of the
+    message>"}``."""
 
 
 class InvalidInputError(Exception):
-    """A.1: a DruidException of category INVALID_INPUT (errorCode ``invalidInput``) -> 400 druidException."""
+    """druid-contract §submit: a DruidException of category INVALID_INPUT (errorCode ``invalidInput``) -> 400
+    druidException."""
 
 
 @dataclass
@@ -77,7 +80,7 @@ class ParsedTask:
 
     @property
     def slots(self) -> int:
-        # A.8: parallel = 1 supervisor + up to k subtasks = k+1 slots; sequential = 1 slot.
+        # druid-contract §batch-rules: parallel = 1 supervisor + up to k subtasks = k+1 slots; sequential = 1 slot.
         return self.max_subtasks + 1 if self.parallel else 1
 
     def buckets(self) -> list[tuple[int, int]]:
@@ -85,7 +88,7 @@ class ParsedTask:
 
 
 def validate_id(field_name: str, value: Any) -> None:
-    """IdUtils.validateId (A.1 Task ID rules) -> InvalidInputError with Druid's messages."""
+    """IdUtils.validateId (druid-contract §submit Task ID rules) -> InvalidInputError with Druid's messages."""
     prefix = f"Invalid value for field [{field_name}]"
     if value is None or value == "":
         raise InvalidInputError(f"{prefix}: must not be null")
@@ -95,7 +98,7 @@ def validate_id(field_name: str, value: Any) -> None:
         raise InvalidInputError(f"{prefix}: Value [{value}] cannot start with '.'.")
     if "/" in value:
         raise InvalidInputError(f"{prefix}: Value [{value}] cannot contain '/'.")
-    if re.fullmatch(r"(?s).*[^\S ].*", value):
+    if re.fullmatch(r"(?s).*[^\S ].*", value, re.ASCII):  # Java's \s is ASCII whitespace only
         raise InvalidInputError(
             f"{prefix}: Value [{value}] contains illegal whitespace characters.  Only space is allowed.")
     for pos, ch in enumerate(value):
@@ -145,7 +148,7 @@ def jackson_syntax_error(text: str) -> str:
 
 
 def _problem(cls: str, message: str) -> SpecError:
-    # Jackson ValueInstantiationException, first line (CustomExceptionMapper, A.1 Malformed spec).
+    # Jackson ValueInstantiationException, first line (CustomExceptionMapper, druid-contract §submit Malformed spec).
     return SpecError(f"Cannot construct instance of `{cls}`, problem: {message}")
 
 
@@ -157,7 +160,8 @@ def _name_list(items: Any) -> list[str]:
 
 
 def parse_task(payload: Any) -> ParsedTask:
-    """Deserialize a task payload the way the Overlord's Jackson mapper fails on it (A.1, A.8)."""
+    """Deserialize a task payload the way the Overlord's Jackson mapper fails on it (druid-contract §submit,
+    druid-contract §batch-rules)."""
     if not isinstance(payload, dict):
         raise SpecError("Cannot deserialize value of type `org.apache.druid.indexing.common.task.Task` from "
                         f"{'Array' if isinstance(payload, list) else 'scalar'} value")
@@ -209,12 +213,13 @@ def parse_task(payload: Any) -> ParsedTask:
     parsed.append = bool(io_config.get("appendToExisting", False))
     parsed.drop_existing = bool(io_config.get("dropExisting", False))
     perfect = _parse_tuning(parsed, cls, tuning)
-    # A.8 ingestion mode: both flags -> IAE -> 400. Checked in AbstractTask's constructor, so before the
+    # druid-contract §batch-rules ingestion mode: both flags -> IAE -> 400. Checked in AbstractTask's constructor, so
+    # before the
     # perfect-rollup/append check (Druid 33, RECORDED.md §1: the range spec with both flags gets this message).
     if parsed.append and parsed.drop_existing:
         raise _problem(cls, "Cannot simultaneously replace and append to existing segments. Either "
                        "dropExisting or appendToExisting should be set to false")
-    # A.8: REPLACE with empty granularitySpec.intervals -> ISE at construction -> 400.
+    # druid-contract §batch-rules: REPLACE with empty granularitySpec.intervals -> ISE at construction -> 400.
     if parsed.drop_existing and not parsed.intervals:
         raise _problem(cls, "GranularitySpec's intervals cannot be empty when using replace.")
     if perfect and parsed.append:
@@ -257,7 +262,8 @@ def _parse_tuning(parsed: ParsedTask, cls: str, tuning: dict[str, Any]) -> bool:
         raise _problem(cls, "partitionDimensions must be specified")
     parsed.partitions_type = "range" if ptype in ("range", "single_dim") else ptype
     parsed.partition_dimensions = list(dims or [])
-    # A.8: parallel mode needs maxNumConcurrentSubTasks >= 2 (>= 1 for range); `index` is always sequential.
+    # druid-contract §batch-rules: parallel mode needs maxNumConcurrentSubTasks >= 2 (>= 1 for range); `index` is
+    # always sequential.
     parsed.max_subtasks = k
     parsed.parallel = parsed.type == "index_parallel" and (k >= 2 or parsed.partitions_type == "range")
     parsed.await_ms = int(tuning.get("awaitSegmentAvailabilityTimeoutMillis") or 0)
@@ -284,8 +290,8 @@ class FakeTask:
         self.created_at = created_at
         self.created_time = created_time
         self.duration = duration
-        self.state = "RUNNING"  # TaskState: RUNNING | SUCCESS | FAILED (A.2)
-        self.runner_state = "WAITING"  # RunnerTaskState: WAITING | PENDING | RUNNING | NONE (A.2)
+        self.state = "RUNNING"  # TaskState: RUNNING | SUCCESS | FAILED (druid-contract §status)
+        self.runner_state = "WAITING"  # RunnerTaskState: WAITING | PENDING | RUNNING | NONE (druid-contract §status)
         self.pending_at: float = created_at
         self.start_at: float | None = None
         self.end_at: float | None = None  # planned end of the RUNNING phase

@@ -99,10 +99,10 @@ class Runs(list):
 @pytest.fixture
 def trigger_runs(monkeypatch) -> list[str]:
     """Names of the triggers ``dag.test()`` ran inline (i.e. the task really deferred)."""
-    from airflow_provider_druid_ingest.triggers.task import DruidPollingTrigger
+    from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
     runs = Runs()
-    original = DruidPollingTrigger.run
+    original = DruidWaitTrigger.run
 
     def run(self):
         runs.append(type(self).__name__)
@@ -111,7 +111,7 @@ def trigger_runs(monkeypatch) -> list[str]:
         return original(self)
 
     runs.on_trigger = on_trigger = []
-    monkeypatch.setattr(DruidPollingTrigger, "run", run)
+    monkeypatch.setattr(DruidWaitTrigger, "run", run)
     return runs
 
 
@@ -160,6 +160,6 @@ def test_one_shot_dag_green(druid_conn, trigger_runs, caplog, capsys):
     assert len(posts) == 1
     handoff_reads = [r for r in druid_conn.requests if "/metadata/datasources/events_web/segments" in r.path]
     assert handoff_reads, "the one-shot task must have gated on handoff"
-    assert trigger_runs[0] == "DruidTaskTrigger"  # deferred; the handoff leg defers only if not loaded yet
+    assert trigger_runs == ["DruidIngestionTrigger"]  # deferred once, for the task and its handoff
     out = capsys.readouterr()
     assert PASSWORD not in "\n".join([caplog.text, out.out, out.err, repr(stored_xcoms(dr)), repr(rendered_fields(dr))])

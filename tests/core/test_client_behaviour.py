@@ -134,7 +134,7 @@ def test_duplicate_400_is_resolved_by_status(shape: str, make_client) -> None:
 
 
 def test_duplicate_of_a_failed_task_is_not_success(make_client) -> None:
-    """The seed treats any duplicate 400 as success; a FAILED holder of the id must not be adopted."""
+    """A naive client treats any duplicate 400 as success; a FAILED holder of the id must not be adopted."""
     from airflow_provider_druid_ingest.testing import Fault
 
     with FakeDruid(task_duration=0.1) as fake:
@@ -202,8 +202,8 @@ def test_capacity_and_history(fake_druid: FakeDruid, make_client) -> None:
 # ---- the handoff gate ------------------------------------------------------------------------------
 
 
-def seed_confirm_handoff(coordinator: str, datasource: str, interval: str) -> bool:
-    """The seed guide's check, verbatim in logic: any served segment in the interval with size > 0."""
+def naive_confirm_handoff(coordinator: str, datasource: str, interval: str) -> bool:
+    """The common tutorial check: any served segment in the interval with size > 0."""
     start = interval.split("/")[0]
     r = requests.get(f"{coordinator}/druid/coordinator/v1/datasources/{datasource}/segments",
                      params={"full": "true"}, timeout=5)
@@ -224,7 +224,7 @@ def test_replace_case_not_yet_until_new_version_served(fake_druid: FakeDruid, ma
     target = client.handoff_target(task_id, "events_web", interval_of(spec))
     first = client.check_handoff(target)
     assert first.state == "pending" and first.expected == 1 and first.served == 0
-    assert seed_confirm_handoff(fake_druid.url, "events_web", interval) is True  # the seed is fooled
+    assert naive_confirm_handoff(fake_druid.url, "events_web", interval) is True  # the naive check is fooled
     fake_druid.resume_loading()
     result = client.wait_for_handoff(target, timeout=10)
     assert result.state == "loaded" and result.version > "2026-01-01"
@@ -293,7 +293,7 @@ def test_gate_waits_for_the_brokers_view(make_client) -> None:
         client.wait_for_task(task_id, timeout=20)
         target = client.handoff_target(task_id, "events_web", interval_of(spec))
         seen = []
-        result = client.wait_for_handoff(target, timeout=20, on_poll=seen.append)
+        result = client.wait_for_handoff(target, timeout=20, on_progress=seen.append)
         assert result.state == "loaded" and "Broker queries this version" in result.detail
         waiting_on_broker = [r for r in seen if r.served == r.expected and "Broker" in r.detail]
         assert waiting_on_broker and waiting_on_broker[0].state == "pending"

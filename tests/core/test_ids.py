@@ -75,3 +75,33 @@ def test_attempt_ids_round_trip() -> None:
 def test_invalid_ids_are_explained(task_id: str, fragment: str) -> None:
     reason = invalid_task_id_reason(task_id)
     assert reason is not None and fragment in reason
+
+
+@pytest.mark.parametrize(
+    ("char", "druid_accepts"),
+    [("\u001f", True), ("\u001e", False), ("\u009f", True), ("\u009e", False), ("\uf8ff", True), ("\uf8fe", False),
+     ("\ufff0", True), ("\ufff1", False), ("\uffff", True), ("\U0001F600", False)],
+)
+def test_one_validator_agrees_with_the_fake_druid_on_the_range_bounds(char: str, druid_accepts: bool) -> None:
+    """Druid's ranges are open intervals: the bounds pass. The package's validator (ids, spec validation) and the
+    fake Druid's IdUtils stand-in must give the same answer."""
+    from airflow_provider_druid_ingest.core.ids import druid_id_problem
+    from airflow_provider_druid_ingest.core.spec import find_problems
+    from airflow_provider_druid_ingest.testing.fake_tasks import InvalidInputError, validate_id
+
+    value = f"ds{char}x"
+    assert (druid_id_problem(value) is None) is druid_accepts
+    try:
+        validate_id("dataSource", value)
+        fake_accepts = True
+    except InvalidInputError:
+        fake_accepts = False
+    assert fake_accepts is druid_accepts
+    spec = {**SPEC, "spec": {**SPEC["spec"], "dataSchema": {**SPEC["spec"]["dataSchema"], "dataSource": value}}}
+    assert any(p.path == "spec.dataSchema.dataSource" for p in find_problems(spec)) is not druid_accepts
+
+
+def test_a_lone_surrogate_is_refused_because_it_cannot_be_sent() -> None:
+    from airflow_provider_druid_ingest.core.ids import druid_id_problem
+
+    assert "surrogate" in (druid_id_problem("ds\ud800x") or "")

@@ -3,10 +3,36 @@
 Pure Python (plus jinja2): no Airflow, no Dagster, no network, so every face shares one implementation.
 """
 
-from airflow_provider_druid_ingest.core.spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
-from airflow_provider_druid_ingest.core.spec.intervals import Period, parse_duration, parse_instant, parse_interval
-from airflow_provider_druid_ingest.core.spec.render import load_template, render_spec, render_text
-from airflow_provider_druid_ingest.core.spec.validate import find_problems, find_warnings, validate_spec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from airflow_provider_druid_ingest.core.spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
+    from airflow_provider_druid_ingest.core.spec.intervals import (
+        Period,
+        parse_duration,
+        parse_instant,
+        parse_interval,
+    )
+    from airflow_provider_druid_ingest.core.spec.render import load_template, render_spec, render_text
+    from airflow_provider_druid_ingest.core.spec.validate import find_problems, find_warnings, validate_spec
+
+#: resolved on first use: a DAG file asking for ``task_slots`` should not load the validator
+_WHERE = {
+    "IngestionMode": "facts", "SpecFacts": "facts", "spec_facts": "facts", "task_slots": "facts",
+    "Period": "intervals", "parse_duration": "intervals", "parse_instant": "intervals", "parse_interval": "intervals",
+    "load_template": "render", "render_spec": "render", "render_text": "render",
+    "find_problems": "validate", "find_warnings": "validate", "validate_spec": "validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(name)
+
 
 __all__ = [
     "IngestionMode",

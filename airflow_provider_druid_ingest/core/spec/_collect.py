@@ -7,16 +7,10 @@ package exists to avoid), so checks append to a collector instead of raising.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from airflow_provider_druid_ingest.core.errors import SpecProblem
-
-_ILLEGAL_WHITESPACE = re.compile(r"[^\S ]")
-MAX_TASK_ID_LENGTH = 200
-
-ID_RULES = "a non-empty string without '/', not starting with '.', no whitespace other than plain spaces"
 
 
 def json_type(value: Any) -> str:
@@ -36,23 +30,6 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def id_problem(value: Any) -> str | None:
-    """Why Druid's ``IdUtils.validateId`` would reject ``value`` (task ids, datasource names), or None."""
-    if not isinstance(value, str) or not value:
-        return "must be a non-empty string"
-    if value.startswith("."):
-        return "must not start with '.'"
-    if "/" in value:
-        return "must not contain '/'"
-    if _ILLEGAL_WHITESPACE.search(value):
-        return "contains illegal whitespace characters; only a plain space is allowed"
-    for pos, char in enumerate(value):
-        code = ord(char)
-        if 0 < code < 31 or 127 < code < 159 or 0xD800 < code < 0xF8FF or 0xFFF0 < code < 0xFFFF:
-            return f"contains illegal character U+{code:04X} at position {pos}"
-    return None
-
-
 class Collector:
     """Accumulates :class:`SpecProblem` s; helpers return the checked value (or None) to chain checks."""
 
@@ -62,7 +39,7 @@ class Collector:
     def add(self, path: str, message: str, *, value: Any = None, valid: str | None = None) -> None:
         self.problems.append(SpecProblem(path, message, value=value, valid=valid))
 
-    def obj(self, parent: dict, key: str, path: str, *, required: bool = True) -> dict | None:
+    def obj(self, parent: dict[str, Any], key: str, path: str, *, required: bool = True) -> dict[str, Any] | None:
         """``parent[key]`` if it is a JSON object; a problem if missing (when required) or not an object."""
         if key not in parent:
             if required:
@@ -74,7 +51,7 @@ class Collector:
             return None
         return value
 
-    def boolean(self, parent: dict, key: str, path: str) -> bool | None:
+    def boolean(self, parent: dict[str, Any], key: str, path: str) -> bool | None:
         """``parent[key]`` if it is a JSON boolean; a problem if present but not one (``"true"`` is not)."""
         if key not in parent:
             return None
@@ -84,7 +61,7 @@ class Collector:
             return None
         return value
 
-    def positive_int(self, parent: dict, key: str, path: str) -> int | None:
+    def positive_int(self, parent: dict[str, Any], key: str, path: str) -> int | None:
         """``parent[key]`` if it is an integer >= 1 (booleans excluded)."""
         if key not in parent:
             return None
@@ -94,7 +71,7 @@ class Collector:
             return None
         return value
 
-    def unknown_keys(self, obj: dict, path: str, known: Iterable[str], *, ignore: Iterable[str] = ()) -> None:
+    def unknown_keys(self, obj: dict[str, Any], path: str, known: Iterable[str], *, ignore: Iterable[str] = ()) -> None:
         """Flag keys Druid would silently ignore, suggesting the closest known one."""
         known_list = sorted(known)
         skip = set(ignore)

@@ -1,4 +1,5 @@
-"""ioConfig and tuningConfig checks, including the cross-field rules Druid enforces at submit (A.8).
+"""ioConfig and tuningConfig checks, including the cross-field rules Druid enforces at submit (druid-contract
+§batch-rules).
 
 Kept apart from the dataSchema checks so each file stays small; the rules mirror
 ``AbstractTask.computeIngestionMode``, ``AbstractBatchIndexTask.isGuaranteedRollup`` and the
@@ -15,7 +16,7 @@ from airflow_provider_druid_ingest.core.spec._collect import Collector, json_typ
 _INTERVALS_PATH = "spec.dataSchema.granularitySpec.intervals"
 
 
-def _check_section_type(section: dict, path: str, task_type: str | None, c: Collector) -> None:
+def _check_section_type(section: dict[str, Any], path: str, task_type: str | None, c: Collector) -> None:
     """``ioConfig.type`` / ``tuningConfig.type`` must repeat the task type."""
     value = section.get("type")
     if task_type is not None:
@@ -25,7 +26,7 @@ def _check_section_type(section: dict, path: str, task_type: str | None, c: Coll
         c.add(f"{path}.type", "must be a native batch type", value=value, valid=" or ".join(kk.TASK_TYPES))
 
 
-def check_io_config(io: dict, task_type: str | None, intervals: list[Any] | None, c: Collector) -> bool:
+def check_io_config(io: dict[str, Any], task_type: str | None, intervals: list[Any] | None, c: Collector) -> bool:
     """Check ``spec.ioConfig``; return whether it appends (for the rollup cross-check).
 
     ``intervals`` is None when unknown (already reported malformed): interval cross-checks are skipped.
@@ -74,7 +75,7 @@ def check_io_config(io: dict, task_type: str | None, intervals: list[Any] | None
 
 
 def check_tuning_config(
-    tuning: dict, task_type: str | None, intervals: list[Any] | None, append: bool, c: Collector
+    tuning: dict[str, Any], task_type: str | None, intervals: list[Any] | None, append: bool, c: Collector
 ) -> None:
     """Check ``spec.tuningConfig``: type, subtask counts, partitionsSpec and the perfect-rollup rules."""
     path = "spec.tuningConfig"
@@ -131,7 +132,7 @@ def check_tuning_config(
         )
 
 
-def _check_partitions_spec(ps: dict, c: Collector) -> str | None:
+def _check_partitions_spec(ps: dict[str, Any], c: Collector) -> str | None:
     """Check one partitionsSpec; return its type when known."""
     path = "spec.tuningConfig.partitionsSpec"
     ps_type = ps.get("type")
@@ -190,4 +191,4 @@ def _check_partitions_spec(ps: dict, c: Collector) -> str | None:
                 f"must be a positive integer, not {json_type(value)} {value!r}",
                 valid="an integer >= 1",
             )
-    return ps_type
+    return ps_type if isinstance(ps_type, str) else None

@@ -2,7 +2,7 @@
 
 The operator needs these before submitting (to log what will happen, to size pools, to refuse a parallel task on
 a one-slot cluster, which deadlocks: the supervisor holds the only slot). Rules from Druid's
-``ParallelIndexSupervisorTask.isParallelMode`` and ``AbstractTask.computeIngestionMode`` (notes A.8).
+``ParallelIndexSupervisorTask.isParallelMode`` and ``AbstractTask.computeIngestionMode`` (druid-contract §batch-rules).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class SpecFacts:
     task_slots: int = 1
 
 
-def _section(spec: Any, *keys: str) -> dict:
+def _section(spec: Any, *keys: str) -> dict[str, Any]:
     value = spec
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
@@ -46,7 +46,7 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def spec_facts(spec: dict) -> SpecFacts:
+def spec_facts(spec: dict[str, Any]) -> SpecFacts:
     """Read the facts from a task spec (or a bare ingestion spec); tolerates gaps and odd types."""
     spec = as_task_shape(spec)
     task_type = spec.get("type") if isinstance(spec, dict) else None
@@ -81,6 +81,6 @@ def spec_facts(spec: dict) -> SpecFacts:
     )
 
 
-def task_slots(spec: dict) -> int:
+def task_slots(spec: dict[str, Any]) -> int:
     """Peak task slots the spec can occupy: k+1 in parallel mode, 1 when Druid runs it sequentially."""
     return spec_facts(spec).task_slots

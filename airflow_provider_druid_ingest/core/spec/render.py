@@ -19,11 +19,11 @@ from jinja2 import Environment, StrictUndefined, TemplateSyntaxError, Undefined,
 from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidationError
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
 
-TemplateSource = dict | str | os.PathLike
+TemplateSource = dict[str, Any] | str | os.PathLike[str]
 
 _JINJA_MARKERS = ("{{", "{%", "{#")
 
-#: object-store input sources: accepted URI schemes (notes: Druid input-sources docs)
+#: object-store input sources: accepted URI schemes (Druid's input-source documentation)
 CLOUD_SCHEMES: dict[str, tuple[str, ...]] = {
     "s3": ("s3",),
     "google": ("gs",),
@@ -53,7 +53,7 @@ def _looks_like_path(text: str) -> bool:
         return False
 
 
-def _parse_plain_json(text: str) -> dict | str:
+def _parse_plain_json(text: str) -> dict[str, Any] | str:
     """``text`` as a dict when it is a JSON object without Jinja markup, else the text itself."""
     if any(marker in text for marker in _JINJA_MARKERS):
         return text
@@ -64,7 +64,7 @@ def _parse_plain_json(text: str) -> dict | str:
     return parsed if isinstance(parsed, dict) else text
 
 
-def load_template(source: TemplateSource) -> dict | str:
+def load_template(source: TemplateSource) -> dict[str, Any] | str:
     """Load a template: a dict (deep-copied), a JSON file path, JSON text, or Jinja2 template text.
 
     JSON text containing Jinja markup (``{{``, ``{%``, ``{#``) stays text so its variables still get rendered.
@@ -117,7 +117,7 @@ def render_text(text: str, variables: dict[str, Any] | None = None) -> Any:
         ) from exc
 
 
-def _child(parent: dict, key: str, path: str) -> dict:
+def _child(parent: dict[str, Any], key: str, path: str) -> dict[str, Any]:
     """``parent[key]``, created empty when missing; an error when it is not an object."""
     value = parent.setdefault(key, {})
     if not isinstance(value, dict):
@@ -129,10 +129,10 @@ def render_spec(
     template: TemplateSource,
     *,
     datasource: str | None = None,
-    intervals: list[str] | None = None,
-    input_locations: list[str] | None = None,
+    intervals: list[str] | str | None = None,
+    input_locations: list[str] | str | None = None,
     variables: dict[str, Any] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Render ``template`` and inject the per-run values; returns a new task-shaped dict.
 
     ``variables`` apply to text templates only. A bare ingestion spec is wrapped as ``index_parallel``.
@@ -147,7 +147,7 @@ def render_spec(
             value=type(spec).__name__,
             valid='{"type": "index_parallel", "spec": {...}} or a bare ingestion spec',
         )
-    spec = as_task_shape(spec)
+    spec = dict(as_task_shape(spec))
     if intervals is None and datasource is None and input_locations is None:
         return spec
     body = _child(spec, "spec", "spec")
@@ -173,7 +173,7 @@ def render_spec(
     return spec
 
 
-def inject_locations(source: dict, locations: list[str]) -> None:
+def inject_locations(source: dict[str, Any], locations: list[str]) -> None:
     """Put ``locations`` where ``source``'s type reads them (mutates ``source``)."""
     kind = source["type"]
     if not locations:
@@ -230,7 +230,7 @@ def inject_locations(source: dict, locations: list[str]) -> None:
         )
 
 
-def _inject_cloud(source: dict, kind: str, locations: list[str]) -> None:
+def _inject_cloud(source: dict[str, Any], kind: str, locations: list[str]) -> None:
     """Object stores: all locations ending in '/' become ``prefixes``, otherwise ``uris``; never mixed."""
     is_prefix = [loc.endswith("/") for loc in locations]
     if any(is_prefix) and not all(is_prefix):

@@ -10,14 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidationError
+from airflow_provider_druid_ingest.core.ids import ID_RULES, MAX_ID_LENGTH, druid_id_problem
 from airflow_provider_druid_ingest.core.spec import known_keys as kk
-from airflow_provider_druid_ingest.core.spec._collect import (
-    ID_RULES,
-    MAX_TASK_ID_LENGTH,
-    Collector,
-    id_problem,
-    json_type,
-)
+from airflow_provider_druid_ingest.core.spec._collect import Collector, json_type
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
@@ -65,7 +60,7 @@ _COARSENESS = ("NONE", "SECOND", "MINUTE", "FIVE_MINUTE", "TEN_MINUTE", "FIFTEEN
                "SIX_HOUR", "EIGHT_HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "ALL")
 
 
-def _check_query_vs_segment_granularity(data_schema: dict, tuning: dict, c: Collector) -> None:
+def _check_query_vs_segment_granularity(data_schema: dict[str, Any], tuning: dict[str, Any], c: Collector) -> None:
     """Druid 33 accepts queryGranularity coarser than segmentGranularity with range/single_dim partitioning,
     then fails every partial_dimension_distribution subtask (NPE in StringDistribution): stop it here."""
     gs = data_schema.get("granularitySpec")
@@ -130,7 +125,7 @@ def _dig(value: Any, *keys: str) -> Any:
     return value
 
 
-def _check_task_type(spec: dict, c: Collector) -> str | None:
+def _check_task_type(spec: dict[str, Any], c: Collector) -> str | None:
     valid = " or ".join(kk.TASK_TYPES)
     if "type" not in spec:
         c.add("type", "is required but missing", valid=valid)
@@ -138,30 +133,30 @@ def _check_task_type(spec: dict, c: Collector) -> str | None:
     if spec["type"] not in kk.TASK_TYPES:
         c.add("type", "is not a native batch task type", value=spec["type"], valid=valid)
         return None
-    return spec["type"]
+    return str(spec["type"])
 
 
 def _check_task_id(task_id: Any, c: Collector) -> None:
-    reason = id_problem(task_id)
-    if reason is None and len(task_id) > MAX_TASK_ID_LENGTH:
+    reason = druid_id_problem(task_id)
+    if reason is None and len(task_id) > MAX_ID_LENGTH:
         reason = f"is {len(task_id)} characters long (Druid stores ids in VARCHAR(255) and in file names)"
     if reason:
         c.add(
             "id",
             f"invalid Druid task id: {reason}",
             value=task_id,
-            valid=f"{ID_RULES}, at most {MAX_TASK_ID_LENGTH} characters, ideally [A-Za-z0-9._:-]",
+            valid=f"{ID_RULES}, at most {MAX_ID_LENGTH} characters, ideally [A-Za-z0-9._:-]",
         )
 
 
-def _check_data_schema(ds: dict, c: Collector) -> list[Any] | None:
+def _check_data_schema(ds: dict[str, Any], c: Collector) -> list[Any] | None:
     """Check ``spec.dataSchema``; return its intervals for cross-field checks (None if malformed)."""
     path = "spec.dataSchema"
     c.unknown_keys(ds, path, kk.DATA_SCHEMA_KEYS)
     if "dataSource" not in ds:
         c.add(f"{path}.dataSource", "is required but missing", valid=f"a datasource name: {ID_RULES}")
     else:
-        reason = id_problem(ds["dataSource"])
+        reason = druid_id_problem(ds["dataSource"])
         if reason:
             c.add(
                 f"{path}.dataSource",
@@ -178,7 +173,7 @@ def _check_data_schema(ds: dict, c: Collector) -> list[Any] | None:
     return _check_granularity_spec(granularity, c) if granularity is not None else None
 
 
-def _check_timestamp_spec(ds: dict, c: Collector) -> None:
+def _check_timestamp_spec(ds: dict[str, Any], c: Collector) -> None:
     path = "spec.dataSchema.timestampSpec"
     ts = c.obj(ds, "timestampSpec", path)
     if ts is None:
@@ -194,7 +189,7 @@ def _check_timestamp_spec(ds: dict, c: Collector) -> None:
         )
 
 
-def _check_dimensions_spec(ds: dict, c: Collector) -> set[str]:
+def _check_dimensions_spec(ds: dict[str, Any], c: Collector) -> set[str]:
     path = "spec.dataSchema.dimensionsSpec"
     dims_spec = c.obj(ds, "dimensionsSpec", path)
     names: set[str] = set()
@@ -231,7 +226,7 @@ def _check_dimensions_spec(ds: dict, c: Collector) -> set[str]:
     return names
 
 
-def _check_metrics_spec(ds: dict, dimension_names: set[str], c: Collector) -> None:
+def _check_metrics_spec(ds: dict[str, Any], dimension_names: set[str], c: Collector) -> None:
     path = "spec.dataSchema.metricsSpec"
     metrics = ds.get("metricsSpec", [])
     if metrics is None:
@@ -274,7 +269,7 @@ def _check_metrics_spec(ds: dict, dimension_names: set[str], c: Collector) -> No
             )
 
 
-def _check_granularity_spec(gs: dict, c: Collector) -> list[Any] | None:
+def _check_granularity_spec(gs: dict[str, Any], c: Collector) -> list[Any] | None:
     path = "spec.dataSchema.granularitySpec"
     c.unknown_keys(gs, path, kk.GRANULARITY_SPEC_KEYS)
     if "type" in gs and gs["type"] not in kk.GRANULARITY_SPEC_TYPES:
@@ -322,7 +317,7 @@ def _check_granularity(value: Any, path: str, c: Collector) -> None:
             return
         if kind == "period":
             try:
-                parse_duration(value.get("period"))
+                parse_duration(str(value.get("period") or ""))
             except ValueError:
                 c.add(f"{path}.period", "must be an ISO-8601 period", value=value.get("period"), valid="e.g. PT1H")
             return

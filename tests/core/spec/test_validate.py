@@ -18,8 +18,8 @@ from airflow_provider_druid_ingest.core.spec import (
     validate_spec,
 )
 
-# The example spec from the seed article, written out by hand.
-SEED_SPEC: dict[str, Any] = {
+# The example spec of the integration guide this package implements (S3 input, range partitioning), by hand.
+GUIDE_SPEC: dict[str, Any] = {
     "type": "index_parallel",
     "spec": {
         "dataSchema": {
@@ -64,8 +64,8 @@ DELETE = object()
 
 
 def mutated(*changes: tuple[str, Any]) -> dict[str, Any]:
-    """A deep copy of the seed spec with dotted-path changes applied (DELETE removes the key)."""
-    spec = copy.deepcopy(SEED_SPEC)
+    """A deep copy of the guide spec with dotted-path changes applied (DELETE removes the key)."""
+    spec = copy.deepcopy(GUIDE_SPEC)
     for path, value in changes:
         *parents, last = path.split(".")
         node = spec
@@ -248,15 +248,15 @@ def test_malformed_spec_names_path_and_valid(spec: Any, path: str, valid: str) -
     assert "valid: " in str(problem)
 
 
-def test_seed_spec_passes_and_is_not_mutated() -> None:
-    before = copy.deepcopy(SEED_SPEC)
-    validate_spec(SEED_SPEC)
-    assert find_problems(SEED_SPEC) == []
-    assert before == SEED_SPEC
+def test_guide_spec_passes_and_is_not_mutated() -> None:
+    before = copy.deepcopy(GUIDE_SPEC)
+    validate_spec(GUIDE_SPEC)
+    assert find_problems(GUIDE_SPEC) == []
+    assert before == GUIDE_SPEC
 
 
 def test_streaming_key_is_only_a_warning() -> None:
-    warnings = find_warnings(SEED_SPEC)
+    warnings = find_warnings(GUIDE_SPEC)
     assert [w.path for w in warnings] == ["spec.tuningConfig.intermediatePersistPeriod"]
     assert "streaming" in warnings[0].message
 
@@ -416,8 +416,8 @@ def test_task_slots_sequential_by_default() -> None:
 
 
 def test_task_slots_parallel_k4() -> None:
-    assert task_slots(SEED_SPEC) == 5
-    facts = spec_facts(SEED_SPEC)
+    assert task_slots(GUIDE_SPEC) == 5
+    facts = spec_facts(GUIDE_SPEC)
     assert facts.parallel and facts.max_subtasks == 4
     assert facts.ingestion_mode == "REPLACE" and facts.forces_rollup
     assert facts.datasource == "events_web" and facts.input_source_type == "s3"
@@ -455,12 +455,12 @@ def test_ingestion_mode(append: bool, drop: bool, mode: str) -> None:
 
 
 def test_facts_accept_bare_spec_and_garbage() -> None:
-    assert spec_facts(SEED_SPEC["spec"]).task_slots == 5
+    assert spec_facts(GUIDE_SPEC["spec"]).task_slots == 5
     assert spec_facts({}).task_slots == 1
 
 
 def test_bare_spec_reported_once_then_checked_inside() -> None:
-    bare = copy.deepcopy(SEED_SPEC["spec"])
+    bare = copy.deepcopy(GUIDE_SPEC["spec"])
     bare["ioConfig"]["dropExisitng"] = True
     problems = find_problems(bare)
     assert [p.path for p in problems] == ["$", "spec.ioConfig.dropExisitng"]

@@ -1,47 +1,19 @@
-"""DruidTaskTrigger / DruidHandoffTrigger over real sockets against FakeDruid."""
+"""DruidTaskTrigger over real sockets against FakeDruid: one event per outcome, restarts, kills."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 import time
-from importlib import import_module
 
 import pytest
 
-from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.testing import TaskPlan, index_parallel_spec
+from airflow_provider_druid_ingest.testing import TaskPlan
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
-from .conftest import PASSWORD, conn_json
-
-TASK = "/druid/indexer/v1/task"
-FAST = {"poll_interval": 0.05, "max_poll_interval": 0.2}
-
-
-def import_string(path: str):
-    module, _, name = path.rpartition(".")
-    return getattr(import_module(module), name)
-
-
-def posts(fake) -> list:
-    return [r for r in fake.requests if r.method == "POST" and r.path == TASK]
-
-
-def shutdowns(fake) -> list:
-    return [r for r in fake.requests if r.method == "POST" and r.path.endswith("/shutdown")]
-
-
-def submit(datasource: str = "wiki") -> str:
-    with DruidHook().get_client() as client:
-        return client.ensure_submitted(
-            index_parallel_spec(datasource), datasource=datasource, intervals=["2024-01-01/2024-01-02"]
-        ).task_id
-
-
-async def first_event(trigger) -> dict:
-    return (await trigger.run().__anext__()).payload
+from ..conftest import PASSWORD, conn_json
+from ..helpers import FAST, first_event, import_string, posts, shutdowns, submit
 
 
 def test_serialize_round_trip_has_only_primitives_and_no_task_id():
@@ -135,20 +107,3 @@ async def test_on_kill_shuts_down_once_and_honours_flag(druid_conn):
     assert len(shutdowns(druid_conn)) == 1
     event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
     assert event["status"] == "failed"
-
-
-async def test_handoff_trigger_success_and_timeout(druid_conn):
-    druid_task_id = await asyncio.to_thread(submit)
-    assert (await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST)))["status"] == "success"
-    with DruidHook().get_client() as client:
-        target = client.handoff_target(druid_task_id, "wiki", ["2024-01-01/2024-01-02"])
-    druid_conn.pause_loading()
-    paused = DruidHandoffTrigger(target=target.to_dict(), end_time=time.time() + 0.3, **FAST)
-    event = await first_event(paused)
-    assert event["status"] == "timeout", event
-    druid_conn.resume_loading()
-    classpath, kwargs = paused.serialize()
-    kwargs["end_time"] = time.time() + 10
-    event = await first_event(import_string(classpath)(**kwargs))
-    assert event["status"] == "success", event
-    assert event["result"]["state"] == "loaded"

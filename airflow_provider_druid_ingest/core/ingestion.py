@@ -1,0 +1,44 @@
+"""The whole contract in one call: submit or adopt, wait for the task, wait until its data is queryable."""
+
+from __future__ import annotations
+
+import time
+
+from .exchange import Operation
+from .models import IngestResult
+from .operations import ensure_submitted, report_summary
+from .options import check_on_never
+from .plan import IngestionPlan
+from .retry import PollSchedule
+from .waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
+
+__all__ = ["ingest"]
+
+
+def ingest(
+    plan: IngestionPlan,
+    *,
+    task_timeout: float,
+    handoff_timeout: float | None,
+    schedule: PollSchedule | None = None,
+    on_never: str = "fail",
+    max_attempts: int = 20,
+    clock: Clock = time.time,
+    report_every: float = DEFAULT_REPORT_EVERY,
+) -> Operation[IngestResult]:
+    """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
+
+    Raises DruidTaskFailedError (full errorMsg, row stats, first unparseable events) for a FAILED task,
+    HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidWaitTimeoutError on either timeout.
+    """
+    check_on_never(on_never)
+    submitted = yield from ensure_submitted(plan, max_attempts)
+    start = clock()
+    outcome = yield from watch_ingestion(
+        submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
+        handoff_timeout, schedule, clock, report_every,
+    )
+    status = outcome.task.settle()
+    handoff = outcome.handoff.settle(on_never) if outcome.handoff is not None else None
+    report = outcome.task.report or (yield from report_summary(status.task_id))
+    return IngestResult(submitted, status, report, handoff)

@@ -1,0 +1,82 @@
+"""What every Druid trigger shares: the connection, an absolute deadline, the poll schedule, the retry policy.
+
+Triggers only *watch existing Druid work*: none ever submits, so a triggerer restart (which rebuilds the trigger
+from :meth:`serialize` and runs :meth:`run` from the start) just resumes watching, against the same absolute
+deadline. A trigger's ``run`` drives one core wait (``core/waits.py``) with the async client and yields its
+outcome's ``to_dict()`` as the one event; it has no poll loop of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
+from airflow_provider_druid_ingest.hooks.druid import DruidHook
+
+if TYPE_CHECKING:
+    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+
+__all__ = ["DEFAULT_WAIT", "DruidWaitTrigger"]
+
+DEFAULT_WAIT = 7 * 24 * 3600.0
+
+
+class DruidWaitTrigger(BaseTrigger):
+    """Base of the Druid triggers (not used directly).
+
+    :param conn_id: the ``druid_cluster`` connection id (never credentials: trigger kwargs are stored)
+    :param end_time: epoch seconds after which the wait ends with a ``timeout`` event
+    :param poll_interval: first delay between polls (seconds), growing by ``poll_multiplier``
+    :param max_poll_interval: cap of the delay between polls
+    :param retry: ``RetryPolicy.to_dict()`` for each HTTP call (None: the core's default policy)
+    """
+
+    def __init__(
+        self,
+        *,
+        conn_id: str = DruidHook.default_conn_name,
+        end_time: float | None = None,
+        poll_interval: float = 5.0,
+        max_poll_interval: float = 60.0,
+        poll_multiplier: float = 1.5,
+        retry: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.conn_id = conn_id
+        self.end_time = float(end_time) if end_time is not None else time.time() + DEFAULT_WAIT
+        self.poll_interval = float(poll_interval)
+        self.max_poll_interval = float(max_poll_interval)
+        self.poll_multiplier = float(poll_multiplier)
+        self.retry = dict(retry) if retry else None
+
+    def _common_kwargs(self) -> dict[str, Any]:
+        return {
+            "conn_id": self.conn_id,
+            "end_time": self.end_time,
+            "poll_interval": self.poll_interval,
+            "max_poll_interval": self.max_poll_interval,
+            "poll_multiplier": self.poll_multiplier,
+            "retry": self.retry,
+        }
+
+    def _classpath(self) -> str:
+        return f"{type(self).__module__}.{type(self).__qualname__}"
+
+    @property
+    def schedule(self) -> PollSchedule:
+        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
+
+    async def _client(self) -> AsyncDruidClient:
+        hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
+        return await hook.get_async_client()
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        yield TriggerEvent(await self._watch())
+
+    async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
+        """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome)."""
+        raise NotImplementedError

@@ -1,0 +1,69 @@
+"""``DruidIngestionTrigger``: one deferral for the whole wait of ``DruidIngestOperator``: the Druid task to its
+end, then (after SUCCESS) its segments to queryable.
+
+One trigger instead of two keeps both waits in one trigger log (Airflow rewrites that file on each deferral),
+and the task instance does not have to win its pool slots again between the waits. The event is
+:meth:`IngestionOutcome.to_dict`: ``{"status", "druid_task_id", "message", "task": <task event>, "handoff":
+<handoff event or None>}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow_provider_druid_ingest.core.models import HandoffResult
+from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome, TaskOutcome
+from airflow_provider_druid_ingest.core.waits import TaskProgress
+from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+
+__all__ = ["DruidIngestionTrigger"]
+
+
+class DruidIngestionTrigger(DruidTaskTrigger):
+    """Watch ``druid_task_id`` to its end, then its handoff gate (``end_time`` bounds the task wait).
+
+    :param datasource: the task's datasource (empty: read from the task)
+    :param intervals: the intervals whose chunks must be served (empty: the task's own)
+    :param append: the task appends (``appendToExisting``): every used segment of each chunk must be served
+    :param handoff_timeout: seconds for the handoff after the task ended; None to stop at SUCCESS
+    """
+
+    def __init__(self, druid_task_id: str, *, datasource: str = "", intervals: list[str] | None = None,
+                 append: bool = False, handoff_timeout: float | None = 3600.0, **kwargs: Any) -> None:
+        super().__init__(druid_task_id, **kwargs)
+        self.datasource = datasource
+        self.intervals = list(intervals or [])
+        self.append = bool(append)
+        self.handoff_timeout = float(handoff_timeout) if handoff_timeout is not None else None
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        classpath, kwargs = super().serialize()
+        return classpath, {
+            **kwargs,
+            "datasource": self.datasource,
+            "intervals": self.intervals,
+            "append": self.append,
+            "handoff_timeout": self.handoff_timeout,
+        }
+
+    async def _watch(self) -> dict[str, Any]:
+        try:
+            async with await self._client() as client:
+                outcome = await client.watch_ingestion(
+                    self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
+                    handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
+                )
+        except Exception as exc:  # one "error" event, never a raise
+            outcome = IngestionOutcome(TaskOutcome.errored(self.druid_task_id, exc))
+        return outcome.to_dict()
+
+    def _progress(self) -> Any:
+        task_log = self._progress_logger()
+
+        def log(item: Any) -> None:
+            if isinstance(item, TaskProgress):
+                task_log(item)
+            elif isinstance(item, HandoffResult):
+                self.log.info("Handoff of Druid task %s: %s", self.druid_task_id, item.detail)
+
+        return log

@@ -1,0 +1,112 @@
+"""DruidIngestOperator (one task from spec to queryable data) against FakeDruid over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from airflow.sdk.exceptions import AirflowException, TaskDeferred
+
+from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
+from airflow_provider_druid_ingest.testing import TaskPlan
+from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
+
+from ..conftest import FakeTI
+from ..helpers import FAST, posts, run_trigger, shutdowns, spec
+
+
+def test_ingest_defers_once_after_pushing_refs_then_completes(druid_conn, context):
+    op = DruidIngestOperator(task_id="ingest", spec=spec(), deferrable=True, **FAST)
+    with pytest.raises(TaskDeferred) as deferred:
+        op.execute(context)
+    trigger = deferred.value.trigger
+    assert isinstance(trigger, DruidIngestionTrigger) and deferred.value.method_name == "execute_complete"
+    assert context["ti"].xcom["druid_task_id"] == trigger.druid_task_id  # pushed BEFORE deferring
+    assert "druid_task_url" in context["ti"].xcom
+    event = run_trigger(trigger)  # the task wait AND the handoff wait, one deferral
+    assert event["status"] == "success" and event["handoff"]["result"]["state"] == "loaded", event
+    resumed = DruidIngestOperator(task_id="ingest", spec=spec(), deferrable=True, **FAST)
+    assert resumed.execute_complete(context, event) == trigger.druid_task_id
+
+
+def test_ingest_skips_deferral_when_already_terminal(druid_conn, context):
+    first = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST).execute(context)
+    again = DruidIngestOperator(task_id="i", spec=spec(), deferrable=True, **FAST).execute({**context, "ti": FakeTI()})
+    assert again == first and len(posts(druid_conn)) == 1  # adopted the SUCCESS task, no TaskDeferred
+
+
+def test_failed_task_then_retry_submits_exactly_one_new_attempt(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="bad input row"))
+    op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST)
+    with pytest.raises(AirflowException, match="bad input row"):
+        op.execute(context)
+    retry = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST).execute({**context, "ti": FakeTI()})
+    assert retry.endswith("_r1")
+    assert len(posts(druid_conn)) == 2
+
+
+def test_unknown_or_missing_event_fails_loudly():
+    op = DruidIngestOperator(task_id="i", spec=spec())
+    for bad in (None, {"status": "weird"}):
+        with pytest.raises(AirflowException, match="unexpected trigger event"):
+            op.execute_complete({}, bad)
+
+
+def test_on_kill_of_a_running_worker_wait_shuts_down_once(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(duration=30.0))
+    op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            op.execute(context)
+        except BaseException as exc:
+            errors.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.time() + 5
+    while "druid_task_id" not in context["ti"].xcom and time.time() < deadline:
+        time.sleep(0.02)
+    op.on_kill()
+    worker.join(10)
+    assert len(shutdowns(druid_conn)) == 1
+    assert errors and "FAILED" in str(errors[0])  # the shut-down task ends FAILED
+
+
+def test_pool_slots_from_dict_spec_and_default_outlets():
+    parallel = spec(max_subtasks=3)
+    parallel["spec"]["ioConfig"]["inputSource"] = {"type": "local", "baseDir": "/x", "filter": "*.json"}
+    op = DruidIngestOperator(task_id="i", spec=parallel)
+    assert op.pool_slots == 4
+    assert [a.uri for a in op.outlets] == ["druid://druid_cluster_default/wiki"]
+    assert DruidIngestOperator(task_id="j", spec="specs/x.json").pool_slots == 1
+    assert DruidIngestOperator(task_id="k", spec=parallel, pool_slots=2).pool_slots == 2
+
+
+def test_killing_a_deferred_one_shot_task_shuts_down_once(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(duration=30.0))
+    with pytest.raises(TaskDeferred) as deferred:
+        DruidIngestOperator(task_id="i", spec=spec(), deferrable=True, **FAST).execute(context)
+    trigger = deferred.value.trigger
+    asyncio.run(trigger.cleanup())  # triggerer restart: nothing happens
+    assert shutdowns(druid_conn) == []
+    asyncio.run(trigger.on_kill())  # user marked the deferred task failed
+    assert len(shutdowns(druid_conn)) == 1
+    assert shutdowns(druid_conn)[0].path.endswith(f"/{trigger.druid_task_id}/shutdown")
+
+
+def test_execution_timeout_shutdown_is_optional(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(duration=30.0))
+    with pytest.raises(TaskDeferred):
+        DruidIngestOperator(task_id="i", spec=spec(), deferrable=True, **FAST).execute(context)
+    keep = DruidIngestOperator(task_id="i", spec=spec(), shutdown_on_timeout=False)
+    keep._druid_task_id, keep._timed_out = context["ti"].xcom["druid_task_id"], True
+    keep.on_kill()  # what the task runner calls after AirflowTaskTimeout
+    assert shutdowns(druid_conn) == []
+    stop = DruidIngestOperator(task_id="i", spec=spec(), shutdown_on_kill=False)
+    stop._druid_task_id, stop._timed_out = context["ti"].xcom["druid_task_id"], True
+    stop.on_kill()  # shutdown_on_timeout defaults to True
+    assert len(shutdowns(druid_conn)) == 1

@@ -1,0 +1,55 @@
+"""What every spec-driven operator shares: the plan (intervals from the run, validation before HTTP, warnings
+in the task log), template handling, and the hook built once per task."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from airflow.sdk.exceptions import AirflowFailException
+
+from airflow_provider_druid_ingest.common.run_context import run_intervals
+from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
+from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
+
+from ..helpers import DAY, posts, spec
+
+
+def test_default_intervals_are_the_data_interval_in_druid_iso(context):
+    assert run_intervals(context) == [DAY]
+    assert run_intervals({"data_interval_start": None, "data_interval_end": None}) is None
+
+
+def test_invalid_spec_fails_before_any_http(druid_conn, context):
+    bad = spec()
+    bad["spec"]["dataSchema"]["granularitySpec"]["segmentGranularity"] = "FORTNIGHT"
+    del bad["spec"]["dataSchema"]["timestampSpec"]
+    with pytest.raises(AirflowFailException) as err:
+        DruidIngestOperator(task_id="i", spec=bad).execute(context)
+    assert "segmentGranularity" in str(err.value) and "timestampSpec" in str(err.value)
+    assert druid_conn.requests == []
+
+
+def test_string_spec_and_nested_json_suffix_are_not_template_files(druid_conn, context):
+    body = spec()
+    body["spec"]["ioConfig"]["inputSource"] = {"type": "local", "baseDir": "/x", "filter": "*.json"}
+    op = DruidSubmitOperator(task_id="s", spec=body, input_locations=["/data/{{ ds }}"])
+    rendered = op.render_template(op.spec, {"ds": "2026-07-16"})
+    assert rendered["spec"]["ioConfig"]["inputSource"]["filter"] == "*.json"  # not loaded as a template
+    assert op.render_template(op.input_locations, {"ds": "2026-07-16"}) == ["/data/2026-07-16"]
+    op.spec = json.dumps(body)
+    op.input_locations = ["/data/2026-07-16"]
+    op.execute(context)
+    assert posts(druid_conn)[0].json["spec"]["ioConfig"]["inputSource"]["baseDir"] == "/data/2026-07-16"
+
+
+def test_plan_is_built_once_and_spec_warnings_reach_the_task_log(druid_conn, context, caplog, capsys):
+    body = spec(tuning={"intermediatePersistPeriod": "PT10M"})  # a streaming-only key: Druid batch ignores it
+    op = DruidSubmitOperator(task_id="s", spec=body)
+    with caplog.at_level(logging.WARNING):
+        plan = op.plan(context)
+    assert plan.intervals == (DAY,) and plan.datasource == "wiki" and plan.peak_slots == 1
+    logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
+    assert "Druid spec warning: spec.tuningConfig.intermediatePersistPeriod" in logged
+    assert op.hook is op.hook  # one hook per task execution, never rebuilt per call

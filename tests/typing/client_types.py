@@ -1,0 +1,54 @@
+"""Checked by mypy (the README's test command), not run: both clients' methods have exact types.
+
+``DruidClient.status`` is a ``TaskStatus``; ``AsyncDruidClient.status`` an awaitable of one. If a facade method
+lost its overloads, or a client its mode, ``assert_type`` would fail the type check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typing_extensions import assert_type
+
+from airflow_provider_druid_ingest.core import (
+    AsyncDruidClient,
+    ClusterConfig,
+    DruidClient,
+    HandoffOutcome,
+    HandoffResult,
+    HandoffTarget,
+    IngestionOutcome,
+    IngestResult,
+    SubmitOutcome,
+    TaskOutcome,
+    TaskStatus,
+)
+from airflow_provider_druid_ingest.core.models import ClusterCapacity
+from airflow_provider_druid_ingest.core.reports import ReportSummary
+
+
+def sync_calls(client: DruidClient, target: HandoffTarget, spec: dict[str, Any]) -> None:
+    assert_type(client.status("x"), TaskStatus)
+    assert_type(client.status_or_none("x"), TaskStatus | None)
+    assert_type(client.bulk_status(["x"]), dict[str, TaskStatus])
+    assert_type(client.report_summary("x"), ReportSummary | None)
+    assert_type(client.capacity(), ClusterCapacity)
+    assert_type(client.sql("SELECT 1"), list[dict[str, Any]])
+    assert_type(client.ensure_submitted(spec), SubmitOutcome)
+    assert_type(client.ingest(spec), IngestResult)
+    assert_type(client.wait_for_task("x", 10), TaskStatus)
+    assert_type(client.watch_task("x", 10), TaskOutcome)
+    assert_type(client.check_handoff(target), HandoffResult)
+    assert_type(client.watch_handoff(target, 10), HandoffOutcome)
+    assert_type(client.watch_ingestion("x", "ds", [], False, task_deadline=0, handoff_timeout=None), IngestionOutcome)
+
+
+async def async_calls(client: AsyncDruidClient, target: HandoffTarget, spec: dict[str, Any]) -> None:
+    assert_type(await client.status("x"), TaskStatus)
+    assert_type(await client.ensure_submitted(spec), SubmitOutcome)
+    assert_type(await client.wait_for_handoff(target, 10), HandoffResult)
+    assert_type(await client.watch_task("x", 10), TaskOutcome)
+
+
+def make(config: ClusterConfig) -> tuple[DruidClient, AsyncDruidClient]:
+    return DruidClient(config), AsyncDruidClient(config)
