@@ -23,6 +23,8 @@ from .core.errors import DruidError, SpecValidationError
 from .core.plan import IngestionPlan, build_plan
 from .core.retry import RetryPolicy
 
+__all__ = ["build_parser", "cmd_pool", "cmd_timeouts", "cmd_validate", "main", "percentile", "pool_size"]
+
 
 def _plan(args: argparse.Namespace) -> IngestionPlan:
     variables = dict(v.split("=", 1) for v in args.var or [])

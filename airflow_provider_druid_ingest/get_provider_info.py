@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
+
 PACKAGE = "airflow_provider_druid_ingest"
 INTEGRATION = "Apache Druid (native batch ingestion)"
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from airflow.sdk import BaseOperator
     from airflow.sdk.types import TaskInstanceKey
 
+__all__ = ["XCOM_TASK_ID", "XCOM_TASK_URL", "XCOM_VERSION_CEILING", "DruidTaskLink", "push_task_refs"]
+
 XCOM_TASK_ID = "druid_task_id"
 XCOM_TASK_URL = "druid_task_url"
 XCOM_VERSION_CEILING = "druid_version_ceiling"  # see core/handoff.py: tells this task's version from a later one

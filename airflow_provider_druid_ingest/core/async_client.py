@@ -21,6 +21,8 @@ from .http import Request, Response
 from .retry import RetryPolicy
 from .sync_client import USER_AGENT
 
+__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange"]
+
 T = TypeVar("T")
 
 

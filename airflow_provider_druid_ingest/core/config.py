@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+__all__ = ["SERVICES", "ClusterConfig", "Secret", "Service", "netloc_of", "strip_userinfo"]
+
 Service = Literal["overlord", "coordinator", "broker", "router"]
 SERVICES: tuple[Service, ...] = ("overlord", "coordinator", "broker", "router")
 

@@ -14,6 +14,45 @@ from .errors import DruidProtocolError, UnknownTaskError
 from .http import Request, Response, raise_for_status, seg
 from .models import ClusterCapacity, Segment, TaskLock, TaskStatus, WorkerInfo
 
+__all__ = [
+    "COORD",
+    "EPOCH",
+    "INDEXER",
+    "HealthService",
+    "active_locks",
+    "broker_candidates",
+    "bulk_status",
+    "handoff_complete",
+    "health",
+    "is_leader",
+    "parse_active_locks",
+    "parse_broker_candidates",
+    "parse_bulk_status",
+    "parse_handoff_complete",
+    "parse_health",
+    "parse_is_leader",
+    "parse_reports",
+    "parse_served_segments",
+    "parse_shutdown",
+    "parse_sql",
+    "parse_status",
+    "parse_submit",
+    "parse_task_payload",
+    "parse_tasks",
+    "parse_used_segments",
+    "parse_workers",
+    "reports",
+    "served_segments",
+    "shutdown",
+    "sql",
+    "status",
+    "submit",
+    "task_payload",
+    "tasks",
+    "used_segments",
+    "workers",
+]
+
 INDEXER = "/druid/indexer/v1"
 COORD = "/druid/coordinator/v1"
 EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime

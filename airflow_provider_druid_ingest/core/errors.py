@@ -9,6 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "DruidAuthError",
+    "DruidConnectionError",
+    "DruidError",
+    "DruidFatalError",
+    "DruidLeaderUnavailableError",
+    "DruidNotFoundError",
+    "DruidProtocolError",
+    "DruidRedirectError",
+    "DruidRetriesExhaustedError",
+    "DruidServerError",
+    "DruidTLSError",
+    "DruidTaskFailedError",
+    "DruidThrottledError",
+    "DruidTimeoutError",
+    "DruidTransientError",
+    "DruidUnsupportedMediaTypeError",
+    "DruidUsageError",
+    "DruidValidationError",
+    "DruidWaitTimeoutError",
+    "DuplicateTaskIdError",
+    "HandoffNeverError",
+    "SpecProblem",
+    "SpecValidationError",
+    "UnknownTaskError",
+]
+
 
 class DruidError(Exception):
     """Base of everything this package raises about Druid."""

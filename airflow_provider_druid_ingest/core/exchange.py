@@ -21,6 +21,8 @@ from .errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError
 from .http import MAX_REDIRECTS, Request, Response, classify, redirect_request_url, transient_error
 from .retry import RetryPolicy
 
+__all__ = ["Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "Sleep", "T", "call", "exchange"]
+
 T = TypeVar("T")
 
 

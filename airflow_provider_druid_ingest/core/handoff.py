@@ -36,26 +36,30 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal
 
 from .models import HandoffResult, HandoffTarget, Segment
+from .spec.intervals import parse_instant
+
+__all__ = [
+    "ChunkOwner",
+    "ChunkTarget",
+    "broker_lag",
+    "chunk_targets",
+    "evaluate",
+    "required_segments",
+    "span_of",
+    "version_key",
+]
 
 #: own: this task's version; later: a later ingestion's (above the ceiling); unknown: the newest of several
 #: versions >= the floor, without a ceiling to tell whose it is
 ChunkOwner = Literal["own", "later", "unknown"]
 
 
-def parse_instant(text: str) -> datetime:
-    """Druid ISO instants (``2026-11-01T00:00:00.000Z``) as aware datetimes; versions compare as times."""
-    value = text.strip().replace("Z", "+00:00")
-    if "T" not in value:
-        value += "T00:00:00+00:00"
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-
-
-def _version_key(version: str) -> tuple[int, datetime | str]:
+def version_key(version: str) -> tuple[int, datetime | str]:
+    """Versions compare as instants (they are the lock's time); a version that is not one sorts as text."""
     try:
         return (0, parse_instant(version))
     except ValueError:  # not a timestamp: fall back to string order
@@ -77,18 +81,18 @@ def chunk_targets(target: HandoffTarget, used: list[Segment]) -> list[ChunkTarge
     by_chunk: dict[str, list[Segment]] = defaultdict(list)
     for segment in used:
         by_chunk[segment.interval].append(segment)
-    floor = _version_key(target.min_version)
-    ceiling = _version_key(target.version_ceiling) if target.version_ceiling else None
+    floor = version_key(target.min_version)
+    ceiling = version_key(target.version_ceiling) if target.version_ceiling else None
     chunks = []
     for interval, segments in by_chunk.items():
-        versions = sorted({s.version for s in segments}, key=_version_key)
+        versions = sorted({s.version for s in segments}, key=version_key)
         owner: ChunkOwner = "own"
         if not target.append:
-            versions = [v for v in versions if _version_key(v) >= floor]
+            versions = [v for v in versions if version_key(v) >= floor]
             if not versions:
                 continue
             if ceiling is not None:
-                owner = "later" if _version_key(versions[-1]) > ceiling else "own"
+                owner = "later" if version_key(versions[-1]) > ceiling else "own"
             elif len(versions) > 1:
                 owner = "unknown"
         newest = versions[-1]
@@ -123,7 +127,7 @@ def span_of(segments: list[Segment]) -> str:
 
 def _label(chunks: list[ChunkTarget]) -> tuple[str, str | None, str]:
     """(state once everything required is served, superseded_by, detail prefix)."""
-    later = sorted({c.version for c in chunks if c.owner == "later"}, key=_version_key)
+    later = sorted({c.version for c in chunks if c.owner == "later"}, key=version_key)
     own = [c for c in chunks if c.owner == "own"]
     unknown = [c for c in chunks if c.owner == "unknown"]
     if later and not own and not unknown:
@@ -159,7 +163,7 @@ def evaluate(
             detail=f"none of this task's segments are in the metadata store yet (report says "
             f"{target.segments_published})",
         )
-    own_versions = sorted({c.version for c in chunks if c.owner != "later"}, key=_version_key)
+    own_versions = sorted({c.version for c in chunks if c.owner != "later"}, key=version_key)
     version = own_versions[0] if own_versions else None
     missing = tuple(sorted(s.segment_id for s in required if s.segment_id not in served))
     state, superseded_by, note = _label(chunks)

@@ -31,6 +31,20 @@ from .errors import (
     UnknownTaskError,
 )
 
+__all__ = [
+    "MAX_ERROR_BODY",
+    "MAX_REDIRECTS",
+    "Request",
+    "Response",
+    "Verdict",
+    "classify",
+    "duplicate_task_id",
+    "raise_for_status",
+    "redirect_request_url",
+    "seg",
+    "transient_error",
+]
+
 MAX_REDIRECTS = 3
 MAX_ERROR_BODY = 2000
 

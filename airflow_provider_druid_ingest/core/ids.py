@@ -13,6 +13,20 @@ import json
 import re
 from typing import Any
 
+__all__ = [
+    "HASH_CHARS",
+    "ID_RULES",
+    "MAX_ID_LENGTH",
+    "attempt_id",
+    "base_task_id",
+    "canonical_json",
+    "druid_id_problem",
+    "invalid_task_id_reason",
+    "sanitize",
+    "spec_fingerprint",
+    "split_attempt",
+]
+
 MAX_ID_LENGTH = 200
 _SAFE = re.compile(r"[^A-Za-z0-9._:-]+")
 _ATTEMPT = re.compile(r"^(?P<base>.+)_r(?P<n>[0-9]+)$")

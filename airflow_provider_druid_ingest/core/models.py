@@ -8,6 +8,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .reports import ReportSummary
 
+__all__ = [
+    "FAILED",
+    "RUNNING",
+    "SUCCESS",
+    "TERMINAL_STATES",
+    "ClusterCapacity",
+    "HandoffResult",
+    "HandoffTarget",
+    "IngestResult",
+    "Segment",
+    "SubmitOutcome",
+    "TaskLock",
+    "TaskStatus",
+    "WorkerInfo",
+]
+
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
 RUNNING = "RUNNING"
 SUCCESS = "SUCCESS"

@@ -23,11 +23,23 @@ from .errors import (
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
-from .handoff import _version_key, broker_lag, chunk_targets, evaluate, required_segments, span_of
+from .handoff import broker_lag, chunk_targets, evaluate, required_segments, span_of, version_key
 from .ids import attempt_id
 from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
 from .plan import IngestionPlan
 from .reports import ReportSummary, parse_report, task_failed_error
+
+__all__ = [
+    "bulk_status",
+    "check_handoff",
+    "ensure_submitted",
+    "failure",
+    "handoff_target",
+    "lock_ceiling",
+    "observe_task",
+    "report_summary",
+    "status_or_none",
+]
 
 
 def status_or_none(task_id: str) -> Operation[TaskStatus | None]:
@@ -103,7 +115,7 @@ def lock_ceiling(status: TaskStatus) -> Operation[str | None]:
     try:
         locks = yield from call(ep.active_locks(datasource), ep.parse_active_locks)
         mine = [lock.version for lock in locks if lock.group_id == group and not lock.revoked]
-        return max(mine, key=_version_key) if mine else None
+        return max(mine, key=version_key) if mine else None
     except (DruidAuthError, DruidNotFoundError, DruidValidationError):
         pass
     except DruidError:

@@ -15,6 +15,16 @@ from typing import Any
 from .errors import DruidTaskFailedError
 from .models import TaskStatus
 
+__all__ = [
+    "BUILD_SEGMENTS",
+    "COUNTERS",
+    "MAX_ERROR_CHARS",
+    "MAX_FAILURE_CHARS",
+    "ReportSummary",
+    "parse_report",
+    "task_failed_error",
+]
+
 COUNTERS: tuple[str, ...] = ("processed", "processedBytes", "processedWithError", "thrownAway", "unparseable")
 BUILD_SEGMENTS = "buildSegments"
 _SAMPLE_INPUT_CHARS = 300

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from .errors import DruidError
 
+__all__ = ["PollSchedule", "RetryPolicy"]
+
 
 @dataclass(frozen=True)
 class RetryPolicy:

@@ -20,6 +20,8 @@ from .facade_waits import ClientFacade
 from .http import Request, Response
 from .retry import RetryPolicy
 
+__all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
+
 USER_AGENT = "airflow-provider-druid-ingest"
 T = TypeVar("T")
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from airflow_provider_druid_ingest.core.retry import RetryPolicy
     from airflow_provider_druid_ingest.core.sync_client import DruidClient
 
+__all__ = ["CONN_TYPE", "TLS_PORTS", "DruidHook", "base_url_from", "config_from_connection"]
+
 CONN_TYPE = "druid_cluster"
 #: Druid's default TLS ports (Coordinator, Broker, Historical, Overlord, MiddleManager, Router) and 443
 TLS_PORTS = frozenset({443, 8281, 8282, 8283, 8290, 8291, 9088})

@@ -17,6 +17,8 @@ from .fake_http import Ctx, json_response, legacy_error
 from .fake_segments import DEFAULT_TIER, HISTORICAL, FakeSegment
 from .fake_time import format_interval, overlaps, parse_interval
 
+__all__ = ["ROUTES", "get_candidates"]
+
 _LOCATION = {"name": HISTORICAL, "host": HISTORICAL, "hostAndTlsPort": None, "maxSize": 20_000_000_000,
              "type": "historical", "tier": DEFAULT_TIER, "priority": 0}
 

@@ -11,6 +11,23 @@ from .fake_http import Ctx, empty, json_response, legacy_error, require_write, t
 from .fake_segments import DEFAULT_RULES, DEFAULT_TIER, HISTORICAL, FakeSegment, overshadowed_ids
 from .fake_time import DAY_MS, contains, format_interval, overlaps, parse_interval
 
+__all__ = [
+    "ROUTES",
+    "V1",
+    "get_all_rules",
+    "get_cluster_loadstatus",
+    "get_datasources",
+    "get_ds_loadstatus",
+    "get_handoff_complete",
+    "get_is_leader",
+    "get_metadata_segments",
+    "get_rules",
+    "get_served_in_interval",
+    "get_served_segments",
+    "post_metadata_segments",
+    "post_rules",
+]
+
 V1 = "/druid/coordinator/v1"
 _DS = r"(?P<ds>[^/]+)"
 

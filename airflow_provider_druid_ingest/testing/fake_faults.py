@@ -14,6 +14,8 @@ from aiohttp import web
 
 from .fake_http import druid_error, jetty_page, proxy_html
 
+__all__ = ["FAULT_KINDS", "Fault", "FaultList", "apply"]
+
 FAULT_KINDS = ("status", "html", "reset", "delay", "redirect", "leaderless", "queue_not_ready", "throttle")
 
 

@@ -13,6 +13,22 @@ if TYPE_CHECKING:
     from .fake_server import FakeDruid, RecordedRequest
     from .fake_state import ClusterState
 
+__all__ = [
+    "UNSECURED",
+    "Ctx",
+    "Forbidden",
+    "authenticate",
+    "druid_error",
+    "empty",
+    "forbidden",
+    "jetty_page",
+    "json_response",
+    "legacy_error",
+    "proxy_html",
+    "require_write",
+    "text_response",
+]
+
 
 @dataclass
 class Ctx:

@@ -21,6 +21,27 @@ from .fake_http import (
 from .fake_tasks import FakeTask, InvalidInputError, SpecError, jackson_syntax_error, parse_task, validate_id
 from .fake_time import parse_interval
 
+__all__ = [
+    "ROUTES",
+    "V1",
+    "get_health",
+    "get_is_leader",
+    "get_leader",
+    "get_log",
+    "get_payload",
+    "get_reports",
+    "get_segments",
+    "get_status",
+    "get_tasks",
+    "get_total_capacity",
+    "get_workers",
+    "post_active_locks",
+    "post_shutdown",
+    "post_shutdown_all",
+    "post_task",
+    "post_task_status",
+]
+
 V1 = "/druid/indexer/v1"
 _API_TASK_STATES = ["pending", "waiting", "running", "complete"]
 

@@ -8,6 +8,21 @@ from typing import Any
 from .fake_tasks import FakeTask
 from .fake_time import format_instant, format_interval
 
+__all__ = [
+    "EPOCH",
+    "UNKNOWN_LOCATION",
+    "duration_ms",
+    "list_entry",
+    "location",
+    "lock_entries",
+    "report",
+    "status_plus",
+    "status_response",
+    "task_status",
+    "truncate_error",
+    "workers",
+]
+
 EPOCH = "1970-01-01T00:00:00.000Z"
 UNKNOWN_LOCATION = {"host": None, "port": -1, "tlsPort": -1}
 _TRUNCATION_LIMIT = 1024  # TaskStatus.MAX_ERROR_MSG_TRUNCATION_LIMIT

@@ -8,6 +8,17 @@ from typing import Any
 
 from .fake_time import add_period, contains, covered, format_instant, format_interval, overlaps, parse_interval
 
+__all__ = [
+    "DEFAULT_RULES",
+    "DEFAULT_TIER",
+    "HISTORICAL",
+    "FakeSegment",
+    "is_replicated_load_rule",
+    "matching_rule",
+    "overshadowed_ids",
+    "rule_replicas",
+]
+
 # One "historical" serves everything; its name is what `servers` lists show (druid-contract §handoff listings).
 HISTORICAL = "127.0.0.1:8083"
 DEFAULT_TIER = "_default_tier"

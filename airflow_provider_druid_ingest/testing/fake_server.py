@@ -27,6 +27,8 @@ from .fake_state import ClusterState
 from .fake_tasks import FakeTask, TaskPlan
 from .fake_time import parse_interval
 
+__all__ = ["FakeDruid", "RecordedRequest"]
+
 _log = logging.getLogger(__name__)
 
 

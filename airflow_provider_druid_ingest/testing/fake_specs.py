@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["index_parallel_spec"]
+
 
 def index_parallel_spec(
     datasource: str = "wiki",

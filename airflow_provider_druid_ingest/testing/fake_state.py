@@ -25,6 +25,8 @@ from .fake_segments import (
 from .fake_tasks import FakeTask, ParsedTask, TaskPlan
 from .fake_time import bucket_of, format_instant, now_iso, overlaps
 
+__all__ = ["ClusterState"]
+
 
 def _condense(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Adjacent or overlapping buckets merged, as AbstractBatchIndexTask condenses them before locking."""

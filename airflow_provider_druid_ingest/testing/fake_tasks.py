@@ -11,6 +11,18 @@ from typing import Any
 from .fake_segments import FakeSegment
 from .fake_time import buckets, normalize_granularity, parse_interval
 
+__all__ = [
+    "TASK_CLASSES",
+    "FakeTask",
+    "InvalidInputError",
+    "ParsedTask",
+    "SpecError",
+    "TaskPlan",
+    "jackson_syntax_error",
+    "parse_task",
+    "validate_id",
+]
+
 _PKG = "org.apache.druid.indexing.common.task"
 TASK_CLASSES = {
     "index_parallel": f"{_PKG}.batch.parallel.ParallelIndexSupervisorTask",

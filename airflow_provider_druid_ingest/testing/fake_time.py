@@ -10,6 +10,27 @@ import calendar
 import re
 from datetime import datetime, timedelta, timezone
 
+__all__ = [
+    "DAY_MS",
+    "ETERNITY_END",
+    "ETERNITY_START",
+    "GRANULARITIES",
+    "HOUR_MS",
+    "add_period",
+    "bucket_of",
+    "buckets",
+    "contains",
+    "covered",
+    "format_instant",
+    "format_interval",
+    "normalize_granularity",
+    "now_iso",
+    "overlaps",
+    "parse_instant",
+    "parse_interval",
+    "parse_period",
+]
+
 # Joda/Druid `Intervals.ETERNITY` bounds (JodaUtils.MIN_INSTANT / MAX_INSTANT) and their ISO spelling.
 ETERNITY_START = -4611686018427387904
 ETERNITY_END = 4611686018427387903

@@ -13,6 +13,8 @@ import pytest
 if TYPE_CHECKING:
     from .fake_server import FakeDruid
 
+__all__ = ["fake_druid", "fake_druid_factory"]
+
 
 @pytest.fixture
 def fake_druid() -> Iterator[FakeDruid]:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
 from airflow_provider_druid_ingest.core.spec.known_keys import NON_SPLITTABLE_INPUT_SOURCES
 
+__all__ = ["IngestionMode", "SpecFacts", "spec_facts", "task_slots"]
+
 IngestionMode = Literal["REPLACE", "APPEND", "REPLACE_LEGACY"]
 _RANGE_TYPES = ("range", "single_dim")
 

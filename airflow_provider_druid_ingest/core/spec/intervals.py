@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+__all__ = ["Period", "parse_duration", "parse_instant", "parse_interval"]
+
 _DURATION = re.compile(
     r"^P(?!$)(?:(?P<years>\d+)Y)?(?:(?P<months>\d+)M)?(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
     r"(?:T(?=\d)(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?(?:(?P<seconds>\d+(?:[.,]\d+)?)S)?)?$"

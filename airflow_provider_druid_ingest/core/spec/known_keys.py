@@ -8,6 +8,27 @@ and suggest the intended one. Sources: ``docs/ingestion/native-batch.md``, ``ing
 
 from __future__ import annotations
 
+__all__ = [
+    "DATA_SCHEMA_KEYS",
+    "DEPRECATED_TUNING_KEYS",
+    "DIMENSIONS_SPEC_KEYS",
+    "FIELD_AGGREGATORS",
+    "FORMATLESS_INPUT_SOURCES",
+    "GRANULARITIES",
+    "GRANULARITY_SPEC_KEYS",
+    "GRANULARITY_SPEC_TYPES",
+    "IO_CONFIG_KEYS",
+    "NON_SPLITTABLE_INPUT_SOURCES",
+    "PARTITIONS_SPEC_KEYS",
+    "PERFECT_ROLLUP_PARTITIONS",
+    "SPEC_KEYS",
+    "STREAMING_ONLY_TUNING_KEYS",
+    "TASK_KEYS",
+    "TASK_TYPES",
+    "TIMESTAMP_SPEC_KEYS",
+    "TUNING_CONFIG_KEYS",
+]
+
 TASK_TYPES: tuple[str, ...] = ("index_parallel", "index")
 
 TASK_KEYS: frozenset[str] = frozenset({"type", "id", "spec", "context", "resource", "dataSource", "groupId"})

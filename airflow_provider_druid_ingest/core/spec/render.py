@@ -19,6 +19,16 @@ from jinja2 import Environment, StrictUndefined, TemplateSyntaxError, Undefined,
 from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidationError
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
 
+__all__ = [
+    "CLOUD_SCHEMES",
+    "LOCATIONLESS_SOURCES",
+    "TemplateSource",
+    "inject_locations",
+    "load_template",
+    "render_spec",
+    "render_text",
+]
+
 TemplateSource = dict[str, Any] | str | os.PathLike[str]
 
 _JINJA_MARKERS = ("{{", "{%", "{#")

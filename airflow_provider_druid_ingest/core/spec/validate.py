@@ -17,6 +17,8 @@ from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bar
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
 
+__all__ = ["find_problems", "find_warnings", "validate_spec"]
+
 _GRANULARITY_VALID = (
     "one of " + ", ".join(kk.GRANULARITIES) + " (any case), or an object {type: period, period: 'P1D'} "
     "or {type: duration, duration: <ms>}"
