@@ -1,11 +1,14 @@
-"""``druid-ingest``: an operator's command line over the core (no Airflow import).
+"""``druid-ingest`` (also ``python -m airflow_provider_druid_ingest``): an operator's command line over the core.
 
     druid-ingest validate SPEC [--interval I ...] [--input LOC ...] [--datasource DS] [--var K=V ...]
-    druid-ingest pool --url URL --spec SPEC [--headroom N]
+    druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
+    druid-ingest check-dags --dags FOLDER [--url URL]
 
-Credentials come from the environment (``DRUID_USER``/``DRUID_PASSWORD``), never from arguments, so they stay
-out of shell history and process listings. Exit status: 0 fine, 1 the spec or cluster has a problem, 2 usage.
+Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
+environment (``DRUID_USER``/``DRUID_PASSWORD``), never from arguments, so they stay out of shell history and
+process listings. Exit status: 0 fine, 1 the spec, cluster or DAGs have a problem, 2 usage. Only ``check-dags``
+imports Airflow (it reads the DAG folder and the deployment's pools).
 """
 
 from __future__ import annotations
@@ -14,42 +17,51 @@ import argparse
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .core.capacity import pool_size
 from .core.config import ClusterConfig
 from .core.errors import DruidError, SpecValidationError
-from .core.plan import IngestionPlan, build_plan
+from .core.models import TaskStatus
 from .core.retry import RetryPolicy
 
-__all__ = ["build_parser", "cmd_pool", "cmd_timeouts", "cmd_validate", "main", "percentile", "pool_size"]
+__all__ = ["build_parser", "ingestion_durations", "main", "percentile", "pool_size"]
+
+#: task types Druid runs *inside* an ingestion (druid-contract §workers): never an ingestion's own duration
+SUBTASK_TYPES = frozenset({"single_phase_sub_task", "partial_dimension_cardinality", "partial_dimension_distribution",
+                           "partial_index_generate", "partial_range_index_generate", "partial_index_generic_merge"})
+INGESTION_TYPES = ("index_parallel", "index")
 
 
-def _plan(args: argparse.Namespace) -> IngestionPlan:
-    variables = dict(v.split("=", 1) for v in args.var or [])
-    return build_plan(
-        args.spec,
-        datasource=args.datasource,
-        intervals=args.interval or None,
-        input_locations=args.input or None,
-        variables=variables or None,
-    )
+def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> None:
+    print(json.dumps(data, indent=2, default=str) if args.json else "\n".join(lines))
+
+
+def _problem_dict(problem: Any) -> dict[str, Any]:
+    return {"path": problem.path, "message": problem.message, "value": problem.value, "valid": problem.valid}
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from .core.plan import build_plan
+
+    variables = dict(v.split("=", 1) for v in args.var or [])
     try:
-        plan = _plan(args)
+        plan = build_plan(args.spec, datasource=args.datasource, intervals=args.interval or None,
+                          input_locations=args.input or None, variables=variables or None)
     except SpecValidationError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}")
-        print(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
+        lines = [f"error: {p}" for p in exc.problems]
+        lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
+        _emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems]}, lines)
         return 1
-    for warning in plan.warnings:
-        print(f"warning: {warning}")
-    print(f"ok: {plan.describe()}")
-    print(f"task slots at peak: {plan.peak_slots}")
-    print(f"task id: {plan.base_task_id}")
+    lines = [f"warning: {w}" for w in plan.warnings]
+    lines += [f"ok: {plan.describe()}", f"task slots at peak: {plan.peak_slots}", f"task id: {plan.base_task_id}"]
+    data = {"ok": True, "warnings": list(plan.warnings), "datasource": plan.datasource, "intervals": plan.intervals,
+            "mode": plan.mode, "peak_slots": plan.peak_slots, "base_task_id": plan.base_task_id}
+    _emit(args, data, lines)
     return 0
 
 
@@ -60,13 +72,9 @@ def _client(url: str) -> Any:
     return DruidClient(config, RetryPolicy(max_attempts=3, initial_delay=0.2, deadline=30))  # a human is waiting
 
 
-def pool_size(total_slots: int, slots_per_task: int, headroom: int = 0) -> int:
-    """Concurrent ingestions that fit: N x (k+1) <= total - headroom (Druid's capacity rule: druid-contract
-    §batch-rules)."""
-    return max(1, (max(0, total_slots - headroom)) // max(1, slots_per_task))
-
-
 def cmd_pool(args: argparse.Namespace) -> int:
+    from .core.plan import build_plan
+
     try:
         per_task = build_plan(args.spec).peak_slots if args.spec else 1
     except SpecValidationError as exc:
@@ -74,15 +82,44 @@ def cmd_pool(args: argparse.Namespace) -> int:
         return 1
     with _client(args.url) as client:
         capacity = client.capacity()
-    if capacity.total_slots == 0:
-        print("error: Druid lists no worker slots (no MiddleManager/Indexer registered)")
-        return 1
+    usable = capacity.total_slots - args.headroom
     size = pool_size(capacity.total_slots, per_task, args.headroom)
-    print(f"workers: {len(capacity.workers)}, task slots: {capacity.total_slots} ({capacity.used_slots} in use)")
-    print(f"slots per ingestion: {per_task}; headroom kept free: {args.headroom}")
-    print(f"pool: {size} concurrent ingestion(s) x {per_task} slot(s) = {size * per_task} slots")
-    print(f'airflow pools set druid_ingest {size * per_task} "Druid task slots" --include-deferred')
+    data: dict[str, Any] = {"workers": len(capacity.workers), "total_slots": capacity.total_slots,
+                            "used_slots": capacity.used_slots, "slots_per_ingestion": per_task,
+                            "headroom": args.headroom, "concurrent_ingestions": size}
+    lines = [f"workers: {len(capacity.workers)}, task slots: {capacity.total_slots} ({capacity.used_slots} in use)",
+             f"slots per ingestion: {per_task}; headroom kept free: {args.headroom}"]
+    if size == 0:
+        fix = (f"lower tuningConfig.maxNumConcurrentSubTasks to {max(1, usable - 1)} (k+1 slots at peak)"
+               if usable >= 2 else "add Druid workers (MiddleManagers/Indexers) or lower the headroom")
+        data["error"] = (f"one ingestion of this spec needs {per_task} task slots at peak, but the cluster offers "
+                         f"{max(0, usable)} ({capacity.total_slots} minus headroom {args.headroom}); {fix}")
+        _emit(args, data, [*lines, f"error: {data['error']}"])
+        return 1
+    command = ["airflow", "pools", "set", args.name, str(size * per_task), "Druid task slots", "--include-deferred"]
+    data.update(pool_slots=size * per_task, command=command, applied=False)
+    lines += [f"pool: {size} concurrent ingestion(s) x {per_task} slot(s) = {size * per_task} slots",
+              " ".join(command[:5]) + f' "{command[5]}" ' + command[6]]
+    if args.apply:
+        data["applied"], message = _apply_pool(command)
+        lines.append(message)
+        data["apply_output"] = message
+        if not data["applied"]:
+            _emit(args, data, lines)
+            return 1
+    _emit(args, data, lines)
     return 0
+
+
+def _apply_pool(command: list[str]) -> tuple[bool, str]:
+    """Run ``airflow pools set`` (the deployment's own CLI, so its config and database are the ones used)."""
+    airflow = shutil.which("airflow") or os.path.join(os.path.dirname(sys.executable), "airflow")
+    if not os.path.exists(airflow):
+        return False, "error: --apply needs the airflow CLI on PATH (run this where Airflow is installed)"
+    done = subprocess.run([airflow, *command[1:]], capture_output=True, text=True, timeout=300)
+    output = (done.stdout + done.stderr).strip().splitlines()
+    last = output[-1] if output else ""
+    return done.returncode == 0, (f"applied: {last}" if done.returncode == 0 else f"error: {last}")
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -91,42 +128,82 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
+def ingestion_durations(tasks: list[TaskStatus]) -> list[float]:
+    """Seconds of the SUCCESS *ingestions* among ``tasks``: supervisors only, never their subtasks."""
+    return [t.duration_ms / 1000 for t in tasks
+            if t.state == "SUCCESS" and t.duration_ms and t.task_type not in SUBTASK_TYPES
+            and (t.group_id is None or t.group_id == t.task_id)]
+
+
 def cmd_timeouts(args: argparse.Namespace) -> int:
     with _client(args.url) as client:
-        tasks = client.completed_tasks(args.datasource, limit=args.limit)
-    durations = [t.duration_ms / 1000 for t in tasks if t.state == "SUCCESS" and t.duration_ms]
+        tasks = [t for kind in INGESTION_TYPES for t in client.completed_tasks(args.datasource, args.limit, kind)]
+    durations = ingestion_durations(tasks)
     if not durations:
-        print(f"error: no completed SUCCESS tasks for {args.datasource!r} to learn from")
+        message = f"no completed SUCCESS ingestion tasks for {args.datasource!r} to learn from"
+        _emit(args, {"error": message}, [f"error: {message}"])
         return 1
     p50, p95 = percentile(durations, 50), percentile(durations, 95)
     timeout = max(600, math.ceil(args.multiple * p95 / 60) * 60)
-    print(f"{len(durations)} successful task(s): p50 {p50:.0f}s, p95 {p95:.0f}s, max {max(durations):.0f}s")
-    print(f"task_timeout={timeout}  # {args.multiple} x p95, at least 10 minutes")
-    print(json.dumps({"task_timeout": timeout, "p50_s": round(p50, 1), "p95_s": round(p95, 1)}))
+    data = {"ingestions": len(durations), "p50_s": round(p50, 1), "p95_s": round(p95, 1),
+            "max_s": round(max(durations), 1), "task_timeout": timeout}
+    _emit(args, data, [
+        f"{len(durations)} successful ingestion(s) (subtasks excluded): p50 {p50:.0f}s, p95 {p95:.0f}s, "
+        f"max {max(durations):.0f}s",
+        f"task_timeout={timeout}  # {args.multiple} x p95, at least 10 minutes",
+        json.dumps({"task_timeout": timeout, "p50_s": round(p50, 1), "p95_s": round(p95, 1)}),
+    ])
     return 0
 
 
+def cmd_check_dags(args: argparse.Namespace) -> int:
+    from .cli_check_dags import check_dags
+
+    capacity = None
+    if args.url:
+        with _client(args.url) as client:
+            capacity = client.capacity()
+    findings = check_dags(args.dags, capacity)
+    problems = [f for f in findings if f["level"] == "error"]
+    lines = [f"{f['level']}: {f['dag_id']}.{f['task_id']}: {f['message']}" for f in findings]
+    lines.append(f"{len(problems)} problem(s), {len(findings) - len(problems)} warning(s) in {args.dags}")
+    _emit(args, {"findings": findings, "problems": len(problems)}, lines)
+    return 1 if problems else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="druid-ingest", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="druid-ingest", description=(__doc__ or "").split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="render and pre-flight check a spec (no HTTP)")
+
+    def command(name: str, helptext: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        return p
+
+    v = command("validate", "render and pre-flight check a spec (no HTTP)")
     v.add_argument("spec")
     v.add_argument("--interval", action="append", help="ISO interval to inject (repeatable)")
     v.add_argument("--input", action="append", help="input location to inject (repeatable)")
     v.add_argument("--datasource")
     v.add_argument("--var", action="append", help="K=V for Jinja text templates (repeatable)")
     v.set_defaults(func=cmd_validate)
-    p = sub.add_parser("pool", help="size an Airflow pool from Druid's task slots")
+    p = command("pool", "size an Airflow pool from Druid's task slots (never one the cluster cannot serve)")
     p.add_argument("--url", required=True)
     p.add_argument("--spec", help="spec whose peak slots (k+1) one ingestion needs; default 1")
     p.add_argument("--headroom", type=int, default=0, help="slots to leave for other work (compaction...)")
+    p.add_argument("--name", default="druid_ingest", help="the Airflow pool's name (default druid_ingest)")
+    p.add_argument("--apply", action="store_true", help="also run `airflow pools set ... --include-deferred`")
     p.set_defaults(func=cmd_pool)
-    t = sub.add_parser("timeouts", help="recommend a task_timeout from completed task durations")
+    t = command("timeouts", "recommend a task_timeout from completed ingestion durations (subtasks excluded)")
     t.add_argument("--url", required=True)
     t.add_argument("--datasource", required=True)
     t.add_argument("--multiple", type=float, default=3.0)
     t.add_argument("--limit", type=int, default=100)
     t.set_defaults(func=cmd_timeouts)
+    c = command("check-dags", "check a DAG folder's Druid tasks against the deployment's pools (imports Airflow)")
+    c.add_argument("--dags", required=True, help="the DAG folder to load")
+    c.add_argument("--url", help="a Druid URL: also compare each task's slots with the cluster's")
+    c.set_defaults(func=cmd_check_dags)
     return parser
 
 

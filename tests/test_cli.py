@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from airflow_provider_druid_ingest.cli import main, percentile, pool_size
+from airflow_provider_druid_ingest.cli import ingestion_durations, main, percentile
+from airflow_provider_druid_ingest.core.capacity import pool_size
+from airflow_provider_druid_ingest.core.models import TaskStatus
 from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
 
 SPEC = str(Path(__file__).resolve().parents[1] / "dags/specs/events_web.json")
@@ -57,14 +59,14 @@ def test_timeouts_from_history_with_env_credentials(monkeypatch, capsys: pytest.
         time.sleep(1.0)
         assert main(["timeouts", "--url", fake.url, "--datasource", "events_web"]) == 0
     out = capsys.readouterr().out
-    assert "3 successful task(s)" in out and '"task_timeout": 600' in out
+    assert "3 successful ingestion(s) (subtasks excluded)" in out and '"task_timeout": 600' in out
     assert "cli-s3cret" not in out
 
 
 def test_timeouts_without_history_fails_clearly(capsys: pytest.CaptureFixture[str]) -> None:
     with FakeDruid() as fake:
         assert main(["timeouts", "--url", fake.url, "--datasource", "nothing_here"]) == 1
-    assert "no completed SUCCESS tasks" in capsys.readouterr().out
+    assert "no completed SUCCESS ingestion tasks" in capsys.readouterr().out
 
 
 def test_unreachable_cluster_is_an_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,5 +76,53 @@ def test_unreachable_cluster_is_an_error_not_a_traceback(capsys: pytest.CaptureF
 
 def test_sizing_math() -> None:
     assert pool_size(40, 5) == 8  # a 40-slot cluster, k=4: 8 concurrent ingestions
-    assert pool_size(4, 5) == 1 and pool_size(10, 3, headroom=2) == 2
+    assert pool_size(4, 5) == 0 and pool_size(10, 3, headroom=2) == 2  # 0: the cluster cannot serve one
     assert percentile([1, 2, 3, 4, 100], 95) == 100 and percentile([5], 50) == 5
+
+
+def _five_slot_spec(tmp_path: Path) -> str:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["tuningConfig"]["maxNumConcurrentSubTasks"] = 4  # the guide's own setting: 5 slots at peak
+    path = tmp_path / "five.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+def test_pool_never_recommends_a_pool_the_cluster_cannot_serve(tmp_path: Path, capsys) -> None:
+    with FakeDruid(worker_capacity=4) as fake:
+        assert main(["pool", "--url", fake.url, "--spec", _five_slot_spec(tmp_path)]) == 1
+        out = capsys.readouterr().out
+        assert "needs 5 task slots at peak, but the cluster offers 4" in out
+        assert "maxNumConcurrentSubTasks to 3" in out and "airflow pools set" not in out
+        assert main(["pool", "--url", fake.url, "--spec", SPEC, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["concurrent_ingestions"] == 1 and data["pool_slots"] == 3 and data["applied"] is False
+    assert data["command"][:4] == ["airflow", "pools", "set", "druid_ingest"]
+
+
+def test_timeouts_count_ingestions_not_their_subtasks(capsys) -> None:
+    def task(task_id: str, kind: str, seconds: float, group: str | None = None) -> TaskStatus:
+        return TaskStatus(task_id, "SUCCESS", duration_ms=int(seconds * 1000), task_type=kind,
+                          group_id=group or task_id)
+
+    history = [task("ingest_a", "index_parallel", 23.7), task("ingest_b", "index_parallel", 0.6),
+               *[task(f"partial_{i}", "partial_range_index_generate", 0.2, "ingest_a") for i in range(40)],
+               task("sub_1", "single_phase_sub_task", 11.0, "ingest_b")]
+    assert sorted(ingestion_durations(history)) == [0.6, 23.7]
+    with FakeDruid() as fake:
+        main(["timeouts", "--url", fake.url, "--datasource", "events_web", "--json"])
+        asked = [r.query.get("type") for r in fake.requests if r.path == "/druid/indexer/v1/tasks"]
+    assert asked == ["index_parallel", "index"]  # only ingestion task types are asked for
+    assert "error" in json.loads(capsys.readouterr().out)
+
+
+def test_validate_json_and_python_dash_m(capsys) -> None:
+    import subprocess
+    import sys
+
+    assert main(["validate", SPEC, "--interval", DAY, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and data["peak_slots"] == 3 and data["base_task_id"].startswith("ingest_events_web_")
+    proc = subprocess.run([sys.executable, "-m", "airflow_provider_druid_ingest", "validate", SPEC, "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True

@@ -12,6 +12,7 @@ import logging
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
 
 from airflow_provider_druid_ingest.core.errors import (
+    DruidEmptyIngestionError,
     DruidError,
     DruidFatalError,
     DruidTaskFailedError,
@@ -42,8 +43,19 @@ def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
     raise AirflowException(outcome.message)
 
 
-def handoff_result(outcome: HandoffOutcome, on_never: str, log: logging.Logger, *, sensor: bool) -> str:
-    """The Druid task id once its data is queryable (or never will be, with ``on_never="pass"``)."""
+def handoff_result(
+    outcome: HandoffOutcome, on_never: str, log: logging.Logger, *, sensor: bool, allow_empty: bool = False
+) -> str:
+    """The Druid task id once its data is queryable (or never will be, with ``on_never="pass"``).
+
+    A task that published nothing fails without retries (a retry would adopt the same SUCCESS task) unless
+    ``allow_empty``; the message carries Druid's own note and what to check.
+    """
+    if outcome.empty:
+        if not allow_empty:
+            raise AirflowFailException(str(outcome.empty_error()))
+        log.warning("Druid task %s published nothing (allow_empty=True): %s", outcome.task_id, outcome.message)
+        return outcome.task_id
     if outcome.kind == "success":
         log.info("Data of Druid task %s is queryable: %s", outcome.task_id, outcome.message)
         return outcome.task_id
@@ -59,6 +71,8 @@ def handoff_result(outcome: HandoffOutcome, on_never: str, log: logging.Logger, 
 
 def airflow_error(exc: DruidError | SpecValidationError) -> AirflowException:
     """A core error raised in a worker step: fatal ones (waiting or retrying cannot help) fail without retries."""
-    if isinstance(exc, DruidFatalError | DruidTaskFailedError | HandoffNeverError | SpecValidationError):
+    if isinstance(
+        exc, DruidFatalError | DruidTaskFailedError | HandoffNeverError | DruidEmptyIngestionError | SpecValidationError
+    ):
         return AirflowFailException(str(exc))
     return AirflowException(str(exc))

@@ -27,16 +27,23 @@ T = TypeVar("T")
 
 
 def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
+    """Built when the client is built: loading certificates reads files, which must not happen on a busy loop."""
     if not config.verify:
         return False
-    return ssl.create_default_context(cafile=config.ca_bundle) if config.ca_bundle else True
+    if config.ca_bundle:
+        return ssl.create_default_context(cafile=config.ca_bundle)
+    urls = (config.url, config.overlord_url, config.coordinator_url, config.broker_url)
+    return ssl.create_default_context() if any((u or "").startswith("https:") for u in urls) else True
 
 
 class AiohttpTransport:
-    """Performs one :class:`HttpCall` with an aiohttp session (created lazily inside the running loop)."""
+    """Performs one :class:`HttpCall` with an aiohttp session (created lazily inside the running loop).
+
+    Constructing it does the blocking part (the TLS context), so a trigger can build it in a thread."""
 
     def __init__(self, config: ClusterConfig) -> None:
         self.config = config
+        self._ssl = _ssl_context(config)
         self._session: aiohttp.ClientSession | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
@@ -46,7 +53,7 @@ class AiohttpTransport:
             self._session = aiohttp.ClientSession(
                 timeout=timeout,
                 trust_env=False,
-                connector=aiohttp.TCPConnector(ssl=_ssl_context(self.config)),
+                connector=aiohttp.TCPConnector(ssl=self._ssl),
             )
         return self._session
 

@@ -195,10 +195,14 @@ def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
     )
 
 
-def tasks(state: str = "complete", datasource: str | None = None, limit: int | None = None) -> Request:
+def tasks(
+    state: str = "complete", datasource: str | None = None, limit: int | None = None, task_type: str | None = None
+) -> Request:
     params: list[tuple[str, str]] = [("state", state)]
     if datasource:
         params.append(("datasource", datasource))
+    if task_type:
+        params.append(("type", task_type))
     if limit:
         params.append(("max", str(limit)))
     return Request("GET", "overlord", f"{INDEXER}/tasks", params=tuple(params))

@@ -182,6 +182,15 @@ class DruidTaskFailedError(DruidError):
         super().__init__(text or f"Druid task {task_id} FAILED: {error_msg or 'no errorMsg'}")
 
 
+class DruidEmptyIngestionError(DruidError):
+    """The Druid task succeeded but published no segments: its input was missing or had no usable rows.
+
+    Nothing was replaced (with range partitioning Druid writes no tombstones), so queries still read whatever the
+    interval held before. Not retried: a retry adopts the same SUCCESS task. Accept empty intervals explicitly
+    (``allow_empty=True``), or fix the input and re-ingest under a new idempotency key.
+    """
+
+
 class HandoffNeverError(DruidError):
     """The task's segments will never load (load rules give them zero replicas, or drop them)."""
 

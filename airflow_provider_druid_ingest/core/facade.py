@@ -135,15 +135,19 @@ class EndpointCalls(ClientBase[Mode]):
 
     @overload
     def completed_tasks(
-        self: EndpointCalls[SyncMode], datasource: str | None = None, limit: int | None = 100
+        self: EndpointCalls[SyncMode], datasource: str | None = None, limit: int | None = 100,
+        task_type: str | None = None,
     ) -> list[TaskStatus]: ...
     @overload
     def completed_tasks(
-        self: EndpointCalls[AsyncMode], datasource: str | None = None, limit: int | None = 100
+        self: EndpointCalls[AsyncMode], datasource: str | None = None, limit: int | None = 100,
+        task_type: str | None = None,
     ) -> Awaitable[list[TaskStatus]]: ...
-    def completed_tasks(self, datasource: str | None = None, limit: int | None = 100) -> Any:
-        """Recent completed tasks (newest first), e.g. to learn p95 durations."""
-        return self._run(call(ep.tasks("complete", datasource, limit), ep.parse_tasks))
+    def completed_tasks(
+        self, datasource: str | None = None, limit: int | None = 100, task_type: str | None = None
+    ) -> Any:
+        """Recent completed tasks (newest first), optionally of one ``task_type``, e.g. to learn p95 durations."""
+        return self._run(call(ep.tasks("complete", datasource, limit, task_type), ep.parse_tasks))
 
     @overload
     def is_leader(self: EndpointCalls[SyncMode]) -> bool: ...

@@ -65,9 +65,9 @@ def _settled_task(op: Operation[TaskOutcome]) -> Operation[TaskStatus]:
     return outcome.status
 
 
-def _settled_handoff(op: Operation[HandoffOutcome], on_never: str) -> Operation[HandoffResult]:
+def _settled_handoff(op: Operation[HandoffOutcome], on_never: str, allow_empty: bool) -> Operation[HandoffResult]:
     outcome = yield from op
-    return outcome.settle(on_never)
+    return outcome.settle(on_never, allow_empty)
 
 
 class ClientFacade(EndpointCalls[Mode]):
@@ -102,27 +102,29 @@ class ClientFacade(EndpointCalls[Mode]):
     def ingest(
         self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
         handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
-        idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
     ) -> IngestResult: ...
     @overload
     def ingest(
         self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
         handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
-        idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
     ) -> Awaitable[IngestResult]: ...
     def ingest(
         self, spec: SpecOrPlan, *, task_timeout: float = 43200.0, handoff_timeout: float | None = 3600.0,
-        schedule: PollSchedule | None = None, on_never: str = "fail", idempotency_key: str | None = None,
+        schedule: PollSchedule | None = None, on_never: str = "fail", allow_empty: bool = False,
+        idempotency_key: str | None = None,
         on_progress: ProgressSink | None = None,
     ) -> Any:
         """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
 
         Raises DruidTaskFailedError when the task FAILED (its message holds the full errorMsg, row stats and first
-        unparseable events), HandoffNeverError, DruidWaitTimeoutError. ``handoff_timeout=None`` stops at SUCCESS.
+        unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``),
+        DruidWaitTimeoutError. ``handoff_timeout=None`` stops at SUCCESS.
         """
         plan = as_plan(spec, idempotency_key=idempotency_key)
         op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
-                       on_never=on_never)
+                       on_never=on_never, allow_empty=allow_empty)
         return self._run(op, on_progress)
 
     @overload
@@ -216,23 +218,27 @@ class ClientFacade(EndpointCalls[Mode]):
     def wait_for_handoff(
         self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
     ) -> HandoffResult: ...
     @overload
     def wait_for_handoff(
         self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
     ) -> Awaitable[HandoffResult]: ...
     def wait_for_handoff(
         self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
     ) -> Any:
         """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``).
 
-        Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``.
+        Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``;
+        with ``allow_empty=False``, DruidEmptyIngestionError when the task published nothing.
         """
         check_on_never(on_never)
         op = waits.watch_handoff(target, time.time() + timeout, schedule)
-        return self._run(_settled_handoff(op, on_never), on_progress)
+        return self._run(_settled_handoff(op, on_never, allow_empty), on_progress)
 
     @overload
     def watch_ingestion(

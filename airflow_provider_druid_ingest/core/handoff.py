@@ -157,7 +157,8 @@ def evaluate(
         if not target.segments_published:
             # The metadata store is read directly and a task is SUCCESS only after its publish committed,
             # so nothing at or above its createdTime there means it published nothing.
-            return HandoffResult("nothing", detail="the task published no segments (no rows, nothing replaced)")
+            said = f'; Druid said: "{target.task_message}"' if target.task_message else ""
+            return HandoffResult("nothing", detail=f"the task published no segments (no rows, nothing replaced){said}")
         return HandoffResult(
             "pending",
             detail=f"none of this task's segments are in the metadata store yet (report says "

@@ -22,6 +22,7 @@ def ingest(
     handoff_timeout: float | None,
     schedule: PollSchedule | None = None,
     on_never: str = "fail",
+    allow_empty: bool = False,
     max_attempts: int = 20,
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
@@ -29,7 +30,8 @@ def ingest(
     """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
 
     Raises DruidTaskFailedError (full errorMsg, row stats, first unparseable events) for a FAILED task,
-    HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidWaitTimeoutError on either timeout.
+    HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidEmptyIngestionError when the task
+    published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout.
     """
     check_on_never(on_never)
     submitted = yield from ensure_submitted(plan, max_attempts)
@@ -39,6 +41,6 @@ def ingest(
         handoff_timeout, schedule, clock, report_every,
     )
     status = outcome.task.settle()
-    handoff = outcome.handoff.settle(on_never) if outcome.handoff is not None else None
+    handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None
     report = outcome.task.report or (yield from report_summary(status.task_id))
     return IngestResult(submitted, status, report, handoff)

@@ -160,6 +160,8 @@ class HandoffTarget:
     append: bool = False
     segments_published: int | None = None
     version_ceiling: str | None = None
+    #: the ``errorMsg`` Druid put on the SUCCESS status (e.g. "No valid rows for range partitioning..."), if any
+    task_message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

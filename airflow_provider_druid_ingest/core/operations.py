@@ -199,6 +199,7 @@ def handoff_target(
         append=append,
         segments_published=summary.segments_published if summary is not None else None,
         version_ceiling=version_ceiling or status.version_ceiling,
+        task_message=status.error_msg or None,
     )
 
 

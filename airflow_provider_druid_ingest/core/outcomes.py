@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from .errors import DruidError, DruidTaskFailedError, DruidWaitTimeoutError, HandoffNeverError
+from .errors import (
+    DruidEmptyIngestionError,
+    DruidError,
+    DruidTaskFailedError,
+    DruidWaitTimeoutError,
+    HandoffNeverError,
+)
 from .models import HandoffResult, TaskStatus
 from .options import OnNever, check_on_never
 from .reports import ReportSummary, task_failed_error
@@ -32,6 +38,9 @@ HandoffKind = Literal["success", "never", "timeout", "error"]
 TASK_KINDS: frozenset[str] = frozenset({"success", "failed", "timeout", "error"})
 HANDOFF_KINDS: frozenset[str] = frozenset({"success", "never", "timeout", "error"})
 INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
+
+
+_NOTE = " with a message from Druid: "
 
 
 def _event_head(data: Any, kinds: frozenset[str], what: str) -> tuple[str, str, str]:
@@ -56,10 +65,16 @@ class TaskOutcome:
     @classmethod
     def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:
         if status.state == "SUCCESS":
-            message = f"Druid task {status.task_id} SUCCESS"
+            note = f'{_NOTE}"{status.error_msg}"' if status.error_msg else ""
+            message = f"Druid task {status.task_id} SUCCESS{note}"
             return cls("success", status.task_id, message, report, status.version_ceiling, status)
         message = str(task_failed_error(status, report))  # full errorMsg, row stats, first unparseable events
         return cls("failed", status.task_id, message, report, status.version_ceiling, status)
+
+    @property
+    def has_druid_note(self) -> bool:
+        """A SUCCESS that Druid annotated (``errorMsg`` on a SUCCESS status, e.g. an empty input): worth a warning."""
+        return self.kind == "success" and _NOTE in self.message
 
     @classmethod
     def timed_out(cls, status: TaskStatus, waited: float) -> TaskOutcome:
@@ -119,11 +134,31 @@ class HandoffOutcome:
     def errored(cls, task_id: str, exc: BaseException) -> HandoffOutcome:
         return cls("error", task_id, f"waiting for handoff of Druid task {task_id} failed: {exc}")
 
-    def settle(self, on_never: str = "fail") -> HandoffResult:
-        """The verdict when the data is queryable (or, with ``on_never="pass"``, never will be), else the error."""
+    @property
+    def empty(self) -> bool:
+        """The task published nothing: no new data, nothing replaced."""
+        return self.result is not None and self.result.state == "nothing"
+
+    def settle(self, on_never: str = "fail", allow_empty: bool = False) -> HandoffResult:
+        """The verdict when the data is queryable (or, with ``on_never="pass"``, never will be), else the error.
+
+        An ingestion that published nothing is an error unless ``allow_empty``: a missing input folder must not go
+        green with the interval's old data still in place.
+        """
+        if self.empty and not allow_empty:
+            raise self.empty_error()
         if self.result is not None and (self.kind == "success" or (self.kind == "never" and on_never == "pass")):
             return self.result
         raise self.error()
+
+    def empty_error(self) -> DruidEmptyIngestionError:
+        return DruidEmptyIngestionError(
+            f"Druid task {self.task_id} succeeded but published no segments ({self.message}). Nothing was replaced: "
+            "queries still read what the interval held before. Check that the input for this interval exists and "
+            "holds rows with valid timestamps (the input locations, timestampSpec column and format, filters). "
+            "To accept empty intervals (holidays, quiet days) pass allow_empty=True; to re-ingest after fixing the "
+            "input, run again with a new idempotency_key (the same spec adopts this succeeded task)."
+        )
 
     def error(self) -> DruidError:
         if self.kind == "never":

@@ -60,6 +60,8 @@ class DruidIngestOperator(DruidSpecOperator):
         succeeds when the Druid task does, before the data is queryable.
     :param append: the handoff gate's append mode; default: the spec's ``ioConfig.appendToExisting``
     :param on_never: ``"fail"`` (default) or ``"pass"`` when load rules mean the segments will never load
+    :param allow_empty: succeed when the Druid task published nothing (its input had no rows: a holiday); by
+        default that fails, with Druid's message, since a missing input folder would otherwise go green
     :param task_timeout: seconds to wait for the Druid task (default 12 h)
     :param handoff_timeout: seconds to wait, after the task ended, for the segments to be served (default 1 h)
     :param poll_interval: first poll delay, growing 1.5x per poll up to ``max_poll_interval``
@@ -82,6 +84,7 @@ class DruidIngestOperator(DruidSpecOperator):
         wait_for_handoff: bool = True,
         append: bool | None = None,
         on_never: str = "fail",
+        allow_empty: bool = False,
         task_timeout: float = 12 * 3600.0,
         handoff_timeout: float = 3600.0,
         poll_interval: float = 5.0,
@@ -100,6 +103,7 @@ class DruidIngestOperator(DruidSpecOperator):
         self.wait_for_handoff = wait_for_handoff
         self.append = append
         self.on_never = check_on_never(on_never)
+        self.allow_empty = allow_empty
         self.task_timeout = float(task_timeout)
         self.handoff_timeout = float(handoff_timeout)
         self.poll_interval = float(poll_interval)
@@ -114,6 +118,7 @@ class DruidIngestOperator(DruidSpecOperator):
         plan = self.plan(context)  # no HTTP before the spec is valid
         try:
             with self.hook.get_client() as client:
+                self._check_capacity(client, plan)
                 outcome = self.ensure(client, plan)
                 self._druid_task_id = outcome.task_id
                 push_task_refs(context, outcome.task_id, client.config.console_task_url(outcome.task_id))
@@ -171,7 +176,9 @@ class DruidIngestOperator(DruidSpecOperator):
 
         task = outcome.task
         if task.report is not None:
-            self.log.info("Druid task %s report:\n%s", task.task_id, task.report.format())
+            self.log.info("%s", task.report.format())
+        if task.has_druid_note:
+            self.log.warning("%s", task.message)  # Druid's note on a SUCCESS (e.g. "No valid rows ...")
         if task.kind == "timeout" and self.shutdown_on_timeout:
             self._shutdown(task.task_id, "wait timed out")
         druid_task_id = task_result(task, sensor=False)
@@ -180,7 +187,7 @@ class DruidIngestOperator(DruidSpecOperator):
             return druid_task_id
         if outcome.handoff is None:
             raise AirflowException(f"Druid task {druid_task_id} succeeded but the handoff wait did not run")
-        return handoff_result(outcome.handoff, self.on_never, self.log, sensor=False)
+        return handoff_result(outcome.handoff, self.on_never, self.log, sensor=False, allow_empty=self.allow_empty)
 
     def _log_progress(self, item: TaskProgress | HandoffResult) -> None:
         from airflow_provider_druid_ingest.core.waits import TaskProgress

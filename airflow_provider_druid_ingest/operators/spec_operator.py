@@ -120,6 +120,24 @@ class DruidSpecOperator(BaseOperator):
             self.log.warning("Druid spec warning: %s", warning)
         return plan
 
+    def _check_capacity(self, client: DruidClient, plan: IngestionPlan) -> None:
+        """Compare the plan's peak slots with the cluster's (``/workers``): warn when it cannot run at full
+        parallelism, fail (no retry) when it would deadlock. Needs STATE READ; without it nothing is checked."""
+        from airflow_provider_druid_ingest.core.capacity import slots_finding
+        from airflow_provider_druid_ingest.core.errors import DruidAuthError
+
+        try:
+            verdict = slots_finding(plan.peak_slots, client.capacity())
+        except DruidAuthError:
+            self.log.info("Not checking Druid's task slots: the connection may not list workers (STATE READ)")
+            return
+        if verdict is None:
+            return
+        level, message = verdict
+        if level == "error":
+            raise AirflowFailException(message)
+        self.log.warning("%s", message)
+
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
         outcome = client.ensure_submitted(plan)

@@ -32,6 +32,7 @@ class DruidSubmitOperator(DruidSpecOperator):
     def execute(self, context: Context) -> str:
         plan = self.plan(context)
         with self.hook.get_client() as client:
+            self._check_capacity(client, plan)
             outcome = self.ensure(client, plan)
             url = client.config.console_task_url(outcome.task_id)
         push_task_refs(context, outcome.task_id, url)

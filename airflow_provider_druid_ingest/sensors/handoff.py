@@ -46,6 +46,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         must be served
     :param on_never: ``"fail"`` (default, no retry) or ``"pass"`` when load rules give the segments zero
         replicas (they will never be served)
+    :param allow_empty: succeed when the task published nothing (default: fail with Druid's message)
     :param deferrable: wait in the triggerer (default True; see ``[druid_ingest] default_deferrable``)
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
     :param retry: a core ``RetryPolicy`` for each HTTP call
@@ -68,6 +69,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         version_ceiling: str | None = None,
         append: bool = False,
         on_never: str = "fail",
+        allow_empty: bool = False,
         druid_conn_id: str = DruidHook.default_conn_name,
         deferrable: bool | None = None,
         poll_interval: float = 5.0,
@@ -85,6 +87,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.version_ceiling = version_ceiling
         self.append = append
         self.on_never = check_on_never(on_never)
+        self.allow_empty = allow_empty
         self.druid_conn_id = druid_conn_id
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = float(poll_interval)
@@ -131,7 +134,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         if outcome.kind == "timeout":
             self.log.info("Handoff of Druid task %s: %s", target.task_id, outcome.message)
             return False
-        results.handoff_result(outcome, self.on_never, self.log, sensor=True)
+        results.handoff_result(outcome, self.on_never, self.log, sensor=True, allow_empty=self.allow_empty)
         return True
 
     def execute(self, context: Context) -> Any:
@@ -160,4 +163,4 @@ class DruidHandoffSensor(BaseSensorOperator):
             outcome = outcomes.HandoffOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
-        return results.handoff_result(outcome, self.on_never, self.log, sensor=True)
+        return results.handoff_result(outcome, self.on_never, self.log, sensor=True, allow_empty=self.allow_empty)

@@ -139,7 +139,7 @@ class DruidTaskSensor(BaseSensorOperator):
         if outcome.kind == "failed" and outcome.report is not None:
             self.log.error("Druid task %s report:\n%s", outcome.task_id, outcome.report.format())
         druid_task_id = results.task_result(outcome, sensor=True)
-        self.log.info("%s", outcome.message)
+        (self.log.warning if outcome.has_druid_note else self.log.info)("%s", outcome.message)
         if outcome.version_ceiling and context.get("ti") is not None:
             context["ti"].xcom_push(key=XCOM_VERSION_CEILING, value=outcome.version_ceiling)
         return druid_task_id

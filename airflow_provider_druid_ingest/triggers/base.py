@@ -8,6 +8,7 @@ outcome's ``to_dict()`` as the one event; it has no poll loop of its own.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from airflow_provider_druid_ingest.hooks.druid import DruidHook
 
 if TYPE_CHECKING:
     from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+    from airflow_provider_druid_ingest.core.config import ClusterConfig
 
 __all__ = ["DEFAULT_WAIT", "DruidWaitTrigger"]
 
@@ -71,8 +73,12 @@ class DruidWaitTrigger(BaseTrigger):
         return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
 
     async def _client(self) -> AsyncDruidClient:
+        """The async client, built in a thread: the first one in a triggerer imports aiohttp and the core's waits
+        (a quarter of a second or more) and may load TLS certificates; none of that may block the event loop that
+        every other trigger shares."""
         hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
-        return await hook.get_async_client()
+        config = await hook.aget_config()
+        return await asyncio.to_thread(_build_client, config, hook.retry)
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         yield TriggerEvent(await self._watch())
@@ -80,3 +86,11 @@ class DruidWaitTrigger(BaseTrigger):
     async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
         """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome)."""
         raise NotImplementedError
+
+
+def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDruidClient:
+    import airflow_provider_druid_ingest.core.outcomes
+    import airflow_provider_druid_ingest.core.waits  # noqa: F401 - loaded here, off the event loop
+    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+
+    return AsyncDruidClient(config, retry)

@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 from airflow_provider_druid_ingest.core.models import HandoffResult, HandoffTarget
-from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
 __all__ = ["DruidHandoffTrigger"]
@@ -38,6 +37,8 @@ class DruidHandoffTrigger(DruidWaitTrigger):
                 wait = self.end_time - time.time()
                 outcome = await client.watch_handoff(target, wait, self.schedule, self._log_result)
         except Exception as exc:  # one "error" event, never a raise
+            from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
+
             outcome = HandoffOutcome.errored(target.task_id, exc)
         return outcome.to_dict()
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from airflow_provider_druid_ingest.core.models import HandoffResult
-from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome, TaskOutcome
-from airflow_provider_druid_ingest.core.waits import TaskProgress
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
 __all__ = ["DruidIngestionTrigger"]
@@ -54,10 +52,14 @@ class DruidIngestionTrigger(DruidTaskTrigger):
                     handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
                 )
         except Exception as exc:  # one "error" event, never a raise
+            from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome, TaskOutcome
+
             outcome = IngestionOutcome(TaskOutcome.errored(self.druid_task_id, exc))
         return outcome.to_dict()
 
     def _progress(self) -> Any:
+        from airflow_provider_druid_ingest.core.waits import TaskProgress
+
         task_log = self._progress_logger()
 
         def log(item: Any) -> None:

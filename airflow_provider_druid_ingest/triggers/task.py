@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
-from airflow_provider_druid_ingest.core.waits import TaskProgress
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+
+if TYPE_CHECKING:
+    from airflow_provider_druid_ingest.core.waits import TaskProgress
+# The core's waits and outcomes are imported inside the methods, after ``_client`` loaded them in a thread: the
+# triggerer imports this module on its event loop when it rebuilds the trigger.
 
 __all__ = ["ON_KILL_TIMEOUT", "DruidTaskTrigger"]
 
@@ -51,6 +54,8 @@ class DruidTaskTrigger(DruidWaitTrigger):
                     self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
                 )
         except Exception as exc:  # one "error" event, never a raise: the task decides what to do
+            from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
+
             outcome = TaskOutcome.errored(self.druid_task_id, exc)
         return outcome.to_dict()
 

@@ -137,3 +137,17 @@ def test_dot_path_segments_are_refused_before_any_http(fake_druid: FakeDruid, ma
     with pytest.raises(DruidUsageError, match="datasource"):
         client.check_handoff(type(target).from_dict({**target.to_dict(), "datasource": bad}))
     assert fake_druid.requests == []
+
+
+def test_an_empty_ingestion_is_an_error_of_its_own_with_druids_words(fake_druid: FakeDruid, make_client) -> None:
+    from airflow_provider_druid_ingest.core.errors import DruidEmptyIngestionError
+
+    client = make_client()
+    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # range partitioning, no rows: SUCCESS + errorMsg
+    spec = day_spec()
+    spec["spec"]["tuningConfig"]["maxNumConcurrentSubTasks"] = 2
+    with pytest.raises(DruidEmptyIngestionError, match="No valid rows for range partitioning"):
+        client.ingest(spec, task_timeout=20, handoff_timeout=20)
+    task_id = client.ensure_submitted(spec).task_id  # the same work: adopted, not resubmitted
+    target = client.handoff_target(task_id, "", [DAY])
+    assert client.wait_for_handoff(target, timeout=20).state == "nothing"  # the low-level wait reports it plainly

@@ -188,3 +188,12 @@ def test_sums_when_no_build_segments_phase() -> None:
     summary = ReportSummary(row_stats={"a": dict.fromkeys(COUNTERS, 1), "b": dict.fromkeys(COUNTERS, 2)})
     assert summary.totals() == dict.fromkeys(COUNTERS, 3)
     assert ReportSummary().progress_line().endswith("no row stats yet")
+
+
+def test_progress_line_hides_the_parallel_supervisors_own_not_started_state() -> None:
+    summary = parse_report({"ingestionStatsAndErrors": {"taskId": "t", "payload": {
+        "ingestionState": "NOT_STARTED", "rowStats": {"totals": {"buildSegments": {"processed": 1200}}}}}})
+    assert summary is not None
+    line = summary.progress_line()
+    assert "NOT_STARTED" not in line and "processed=1,200" in line
+    assert summary.format().count("report:") == 1  # one header (it used to be printed twice)

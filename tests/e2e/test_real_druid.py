@@ -221,3 +221,24 @@ def test_lock_ordered_replaces_b_waits_for_its_own_version_and_a_is_superseded(
             "sum_resp_bytes": expected[day]["sum_resp_bytes"]}
     assert counts == want  # B's rows (HOUR rollup), not A's (MINUTE) nor C's (300k rows)
     assert result_a.state == "superseded" and result_a.superseded_by == result_b.version
+
+
+def test_an_empty_input_day_fails_with_druids_message_and_keeps_the_old_data(real, spec_template, events_dir,
+                                                                              expected, tmp_path):
+    """Druid 33 answers SUCCESS with errorMsg "No valid rows for range partitioning..." for an input without rows
+    and publishes nothing, so the day keeps its old data: the one-call ingestion must not call that a success."""
+    from airflow_provider_druid_ingest.core.errors import DruidEmptyIngestionError
+
+    ds, day = "e2e_empty_day", "2026-11-03"
+    ingest(real, build(spec_template, events_dir, day, ds))  # the day has data
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    (empty_dir / "events.json").write_text("")
+    spec = render_spec(spec_template, datasource=ds, intervals=[day_interval(day)], input_locations=[str(empty_dir)])
+    with pytest.raises(DruidEmptyIngestionError) as info:
+        real.ingest(spec, task_timeout=300, handoff_timeout=120, schedule=POLL)
+    text = str(info.value)
+    assert "No valid rows for range partitioning" in text and "allow_empty=True" in text
+    assert day_counts(real, ds, day) == expected[day]  # nothing was replaced
+    result = real.ingest(spec, task_timeout=300, handoff_timeout=120, schedule=POLL, allow_empty=True)
+    assert result.submit.action == "adopted" and result.handoff.state == "nothing"

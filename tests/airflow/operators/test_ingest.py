@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, TaskDeferred
+from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.testing import TaskPlan
@@ -110,3 +110,27 @@ def test_execution_timeout_shutdown_is_optional(druid_conn, context):
     stop._druid_task_id, stop._timed_out = context["ti"].xcom["druid_task_id"], True
     stop.on_kill()  # shutdown_on_timeout defaults to True
     assert len(shutdowns(druid_conn)) == 1
+
+
+def _range_spec() -> dict:
+    body = spec(max_subtasks=2, tuning={"forceGuaranteedRollup": True,
+                                        "partitionsSpec": {"type": "range", "partitionDimensions": ["page"],
+                                                          "targetRowsPerSegment": 5000000}})
+    body["spec"]["ioConfig"]["inputSource"] = {"type": "local", "baseDir": "/data/none", "filter": "*.json"}
+    body["spec"]["ioConfig"]["dropExisting"] = True
+    return body
+
+
+def test_an_empty_input_fails_with_druids_message_unless_allowed(druid_conn, context):
+    """Druid 33 answers SUCCESS with errorMsg "No valid rows for range partitioning..." for an input without rows
+    and publishes nothing: that must not go green with the old data still in place."""
+    druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
+    op = DruidIngestOperator(task_id="i", spec=_range_spec(), deferrable=False, **FAST)
+    with pytest.raises(AirflowFailException) as empty:
+        op.execute(context)
+    text = str(empty.value)
+    assert "published no segments" in text and "No valid rows for range partitioning" in text
+    assert "allow_empty=True" in text and "idempotency_key" in text
+    holiday = DruidIngestOperator(task_id="i", spec=_range_spec(), deferrable=False, allow_empty=True, **FAST)
+    assert holiday.execute({**context, "ti": FakeTI()}) == context["ti"].xcom["druid_task_id"]  # adopted, accepted
+    assert len(posts(druid_conn)) == 1

@@ -53,3 +53,25 @@ def test_plan_is_built_once_and_spec_warnings_reach_the_task_log(druid_conn, con
     logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
     assert "Druid spec warning: spec.tuningConfig.intermediatePersistPeriod" in logged
     assert op.hook is op.hook  # one hook per task execution, never rebuilt per call
+
+
+def _parallel(k: int) -> dict:
+    body = spec(max_subtasks=k)
+    body["spec"]["ioConfig"]["inputSource"] = {"type": "local", "baseDir": "/x", "filter": "*.json"}
+    return body
+
+
+def test_slots_beyond_the_cluster_warn_and_a_certain_deadlock_fails_before_submitting(fake_druid_factory, context,
+                                                                                       monkeypatch, capsys):
+    from ..conftest import conn_json
+
+    small = fake_druid_factory(worker_capacity=4)
+    monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(small.url))
+    DruidSubmitOperator(task_id="s", spec=_parallel(4)).execute(context)  # 5 slots on 4: runs, slower
+    assert "needs 5 Druid task slots at peak but the cluster has 4" in capsys.readouterr().out
+    assert len(posts(small)) == 1
+    one = fake_druid_factory(worker_capacity=1)
+    monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(one.url))
+    with pytest.raises(AirflowFailException, match="supervisor would hold the only slot"):
+        DruidIngestOperator(task_id="i", spec=_parallel(2)).execute(context)
+    assert posts(one) == []
