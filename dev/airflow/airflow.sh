@@ -247,15 +247,22 @@ start_service() {
 # GET $API_URL/api/v2/monitor/health (no auth): metadatabase, scheduler, triggerer, dag_processor
 health_json() { curl -sS --max-time 5 "$API_URL/api/v2/monitor/health" 2>/dev/null || true; }
 
+# components not healthy; with an epoch argument also those whose last heartbeat is older (a killed service's
+# last heartbeat keeps it "healthy" for [triggerer|scheduler] *_health_check_threshold seconds)
 unhealthy_components() {
   health_json | "$PY" -c '
-import json, sys
+import datetime, json, sys
+since = float(sys.argv[1]) if len(sys.argv) > 1 else 0
 try:
     h = json.load(sys.stdin)
 except ValueError:
     print("api-server"); sys.exit()
-bad = [k for k in ("metadatabase", "scheduler", "triggerer", "dag_processor") if (h.get(k) or {}).get("status") != "healthy"]
-print(" ".join(bad))'
+def ok(k):
+    c = h.get(k) or {}
+    beat = c.get(f"latest_{k}_heartbeat")
+    fresh = k == "metadatabase" or not since or (beat and datetime.datetime.fromisoformat(beat).timestamp() >= since)
+    return c.get("status") == "healthy" and fresh
+print(" ".join(k for k in ("metadatabase", "scheduler", "triggerer", "dag_processor") if not ok(k)))' "$@"
 }
 
 api_token() {
@@ -274,12 +281,12 @@ dags_parsed() {
 }
 
 wait_ready() {
-  local deadline=$((SECONDS + ${AIRFLOW_DEV_START_TIMEOUT:-240})) bad svc
+  local since="${1:-0}" deadline=$((SECONDS + ${AIRFLOW_DEV_START_TIMEOUT:-240})) bad svc
   while true; do
     for svc in "${SERVICES[@]}"; do
       service_pid "$svc" >/dev/null || { tail -n 40 "$(log_file "$svc")" >&2; die "$svc exited during startup (log: $(log_file "$svc"))"; }
     done
-    bad="$(unhealthy_components)"
+    bad="$(unhealthy_components "$since")"
     if [[ -z "$bad" ]]; then
       dags_parsed && return 0
       bad="example DAGs not parsed yet (GET /api/v2/dags/example_druid_daily; see $(log_file dag-processor))"
@@ -338,21 +345,26 @@ cmd_start() {
   load_secrets
   use_airflow_env
   pg_start
-  local need=0
+  local need=0 since=0
   for svc in "${SERVICES[@]}"; do service_pid "$svc" >/dev/null || need=1; done
   if ((need)); then
+    since="$(date +%s)"
     if ! service_pid api-server >/dev/null && port_open "$API_PORT"; then
       die "port $API_PORT is in use by another process (set AIRFLOW_DEV_API_PORT)"
     fi
-    printf '{"admin": "%s"}\n' "$ADMIN_PASSWORD" >"$AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"
-    local t1=$SECONDS
-    "$AIRFLOW_BIN" db migrate >"$(log_file migrate)" 2>&1 || { tail -30 "$(log_file migrate)" >&2; die "airflow db migrate failed (log: $(log_file migrate))"; }
-    log "airflow db migrate: $((SECONDS - t1))s"
-    generate_events
-    seed_metadata
+    # set up once per start/stop cycle: restarting one killed service (a crash) goes straight to start_service
+    if [[ ! -f "$VAR_DIR/run/configured" ]]; then
+      printf '{"admin": "%s"}\n' "$ADMIN_PASSWORD" >"$AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"
+      local t1=$SECONDS
+      "$AIRFLOW_BIN" db migrate >"$(log_file migrate)" 2>&1 || { tail -30 "$(log_file migrate)" >&2; die "airflow db migrate failed (log: $(log_file migrate))"; }
+      log "airflow db migrate: $((SECONDS - t1))s"
+      generate_events
+      seed_metadata
+      touch "$VAR_DIR/run/configured"
+    fi
     for svc in "${SERVICES[@]}"; do start_service "$svc"; done
   fi
-  wait_ready
+  wait_ready "$since"
   log "ready after $((SECONDS - t0))s: all services healthy, example DAGs parsed"
   cmd_url
 }
@@ -413,6 +425,7 @@ cmd_stop() {
     [[ -z "${left// /}" ]] || kill -KILL $left 2>/dev/null || true
   fi
   pg_stop
+  rm -f "$VAR_DIR/run/configured"
   left="$(marked_pids | tr '\n' ' ')"
   [[ -z "${left// /}" ]] || die "still running after stop: $left"
   log "stopped in $((SECONDS - t0))s; no process of this deployment is left"
