@@ -198,11 +198,10 @@ pg_stop() {
   fi
 }
 
-pg_rss_mb() {
-  local pid kb=0 p
-  pid="$(head -1 "$PG_DIR/data/postmaster.pid" 2>/dev/null)" || { echo 0; return; }
-  for p in "$pid" $(pgrep -P "$pid" || true); do kb=$((kb + $(ps -o rss= -p "$p" 2>/dev/null || echo 0))); done
-  echo $((kb / 1024))
+pg_pids() {
+  local pid
+  pid="$(head -1 "$PG_DIR/data/postmaster.pid" 2>/dev/null)" || return 0
+  echo "$pid"; pgrep -P "$pid" || true
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -224,11 +223,16 @@ service_pid() {
   echo "$pid"
 }
 
-group_rss_mb() {
-  local kb
-  kb="$(ps -o rss= -g "$1" 2>/dev/null | awk '{s += $1} END {print s + 0}')"
-  echo $((kb / 1024))
+# "RSS PSS" in MB of some processes (PSS splits the pages forked workers share, so it adds up honestly)
+mem_mb() {
+  local p rss=0 pss=0 r s
+  for p in "$@"; do
+    r="$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null)"; s="$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)"
+    rss=$((rss + ${r:-0})); pss=$((pss + ${s:-0}))
+  done
+  echo "$((rss / 1024)) $((pss / 1024))"
 }
+group_mem_mb() { mem_mb $(pgrep -g "$1" || true); }
 
 start_service() {
   local svc="$1" pid lf
@@ -432,12 +436,14 @@ cmd_stop() {
 }
 
 cmd_status() {
-  local svc pid rc=0 port
+  local svc pid rc=0 port mem tot_rss=0 tot_pss=0
   load_secrets
   PG_BIN="$(pg_bin_dir 2>/dev/null)" || PG_BIN=""
   [[ $EUID -eq 0 ]] && PG_USER=postgres
   if pg_running; then
-    printf '%-14s pid %-8s port %-5s %-10s rss %s MB\n' postgres "$(head -1 "$PG_DIR/data/postmaster.pid")" "$PG_PORT" running "$(pg_rss_mb)"
+    read -r -a mem <<<"$(mem_mb $(pg_pids))"
+    tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+    printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB\n' postgres "$(head -1 "$PG_DIR/data/postmaster.pid")" "$PG_PORT" running "${mem[0]}" "${mem[1]}"
   else
     printf '%-14s %-12s port %-5s stopped\n' postgres - "$PG_PORT"; rc=1
   fi
@@ -449,11 +455,14 @@ cmd_status() {
       local state=healthy key="${svc//-/_}"
       [[ "$svc" == api-server ]] && key=api-server
       [[ "$bad" == *" $key "* ]] && { state=unhealthy; rc=1; }
-      printf '%-14s pid %-8s port %-5s %-10s rss %s MB (process group)\n' "$svc" "$pid" "$port" "$state" "$(group_rss_mb "$pid")"
+      read -r -a mem <<<"$(group_mem_mb "$pid")"
+      tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+      printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB  (%s processes)\n' "$svc" "$pid" "$port" "$state" "${mem[0]}" "${mem[1]}" "$(pgrep -g "$pid" | wc -l)"
     else
       printf '%-14s %-12s port %-5s stopped\n' "$svc" - "$port"; rc=1
     fi
   done
+  printf '%-14s %-29s rss %5s MB  pss %5s MB\n' total "" "$tot_rss" "$tot_pss"
   return $rc
 }
 
