@@ -193,8 +193,12 @@ pg_stop() {
   [[ -f "$PG_DIR/data/PG_VERSION" ]] || return 0
   [[ $EUID -eq 0 ]] && PG_USER=postgres
   if pg_running; then
-    log "stopping postgres"
+    local pid i
+    pid="$(head -1 "$PG_DIR/data/postmaster.pid")"
+    log "stopping postgres (pid $pid)"
     as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 30 stop >/dev/null || die "pg_ctl stop failed"
+    # pg_ctl daemonizes the postmaster, so PID 1 reaps it: wait until even the zombie is gone
+    for i in $(seq 20); do [[ -e "/proc/$pid" ]] || break; sleep 0.5; done
   fi
 }
 
