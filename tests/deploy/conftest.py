@@ -2,7 +2,8 @@
 (Postgres, LocalExecutor) against the real Druid. ``scripts/test.sh`` starts both before this suite.
 
 Without a healthy deployment every test here FAILS (never skips): start it with
-``DRUID_URL=http://127.0.0.1:8888 bash dev/airflow/airflow.sh start``, or deselect with ``-m 'not deploy'``.
+``DRUID_URL=http://127.0.0.1:8888 bash dev/airflow/airflow.sh start``, or deselect with ``-m 'not deploy'``
+(``-m 'not e2e'`` deselects it too).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/deploy/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.deploy)
+            item.add_marker(pytest.mark.e2e)  # it needs the real Druid too: -m "not e2e" deselects it as well
             item.add_marker(pytest.mark.timeout(420))
 
 
