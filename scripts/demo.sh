@@ -1,31 +1,41 @@
 #!/usr/bin/env bash
-# The README's main job: set up, start a real Druid on 127.0.0.1, generate the sample events, run the example
-# daily DAG for one day (submit -> deferred wait -> handoff gate -> SQL check), and print what Druid now holds.
-# Stop Druid afterwards with:  bash dev/druid/druid.sh stop
+# The README's main job, run the way users run it: set up (.venv, a real Druid, a real Airflow deployment with
+# Postgres, scheduler, triggerer), backfill 3 days of example_druid_daily with `airflow backfill create`, show
+# progress, then per day: run state, Druid task and duration, Druid SQL counts vs the generator's.
+#
+#   bash scripts/demo.sh [FIRST_DAY] [DAYS]     deployment backfill (default 2026-11-01, 3 days)
+#   bash scripts/demo.sh --fast [DAY]           fast path: one day through `airflow dags test` (SQLite, no services)
+#
+# Everything keeps running afterwards: the UI address, the login and how to stop are printed at the end.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-DAY="${1:-2026-11-01}"
+t0=$SECONDS
+
+if [ "${1:-}" = "--fast" ]; then
+  exec bash scripts/demo_fast.sh "${2:-2026-11-01}"
+fi
+FIRST_DAY="${1:-2026-11-01}"
+DAYS="${2:-3}"
+
 bash scripts/bootstrap.sh
-bash dev/druid/druid.sh start
+druid_url="$(bash dev/druid/druid.sh url)"
+if [ "$(curl -s --max-time 5 "$druid_url/status/health" || true)" = true ]; then
+  echo "demo: a Druid already answers at $druid_url: using it (not started here, so not ours to stop)"
+else
+  bash dev/druid/druid.sh start
+fi
 bash dev/druid/druid.sh wait 600
-url="$(bash dev/druid/druid.sh url)"
-events="$root/var/events"
-.venv/bin/python dags/data/generate_events.py --out "$events" >/dev/null
-export AIRFLOW_HOME="$root/.airflow-home"
-export AIRFLOW__CORE__DAGS_FOLDER="$root/dags"
-export AIRFLOW__CORE__LOAD_EXAMPLES=False
-export AIRFLOW__LOGGING__LOGGING_LEVEL=INFO
-export AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT="{\"conn_type\": \"druid_cluster\", \"host\": \"$url\"}"
-export AIRFLOW_VAR_DRUID_EVENTS_ROOT="$events"
-.venv/bin/airflow db migrate >/dev/null
-.venv/bin/airflow pools set druid_ingest 4 "Druid task slots (include deferred)" --include-deferred >/dev/null
-# A manual run at logical date D+1 covers the data interval [D, D+1) under CronDataIntervalTimetable("@daily").
-next_day="$(.venv/bin/python -c "import datetime,sys; print(datetime.date.fromisoformat(sys.argv[1]) + datetime.timedelta(days=1))" "$DAY")"
-start=$(date +%s)
-.venv/bin/airflow dags test example_druid_daily "$next_day" > "$root/var/demo-dag-test.log" 2>&1 || {
-  tail -50 "$root/var/demo-dag-test.log"; echo "demo: the DAG run failed (full log: var/demo-dag-test.log)" >&2; exit 1; }
-echo "demo: DAG run finished in $(( $(date +%s) - start ))s (log: var/demo-dag-test.log); what the tasks said:"
-sed -nE 's/^[^ ]+ \[[a-z ]+\] (.*) \[([a-z_.]*\.)?airflow_provider_druid_ingest\.[a-z_.]+\.([A-Za-z]+)\].*$/  \3: \1/p' \
-  "$root/var/demo-dag-test.log" | cut -c1-220 || true
-.venv/bin/python scripts/demo_report.py --url "$url" --day "$DAY" --events "$events"
+DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
+eval "$(bash dev/airflow/airflow.sh env)"
+echo "demo: set-up done in $((SECONDS - t0))s"
+rc=0
+.venv/bin/python scripts/demo_backfill.py --from-date "$FIRST_DAY" --days "$DAYS" --druid-url "$druid_url" || rc=$?
+cat <<EOF
+
+demo: finished in $((SECONDS - t0))s (exit $rc). Everything is still running:
+  $(bash dev/airflow/airflow.sh url)
+  Druid SQL:  $druid_url/druid/v2/sql        airflow CLI:  eval "\$(bash dev/airflow/airflow.sh env)"; .venv/bin/airflow dags list
+  stop:       bash dev/airflow/airflow.sh stop   and   bash dev/druid/druid.sh stop
+EOF
+exit $rc

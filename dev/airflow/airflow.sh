@@ -1,0 +1,501 @@
+#!/usr/bin/env bash
+# A real single-machine Airflow 3 deployment for this repo: PostgreSQL + LocalExecutor, with the four
+# long-running services a user runs (api-server, scheduler, dag-processor, triggerer), all on 127.0.0.1.
+#
+#   bash dev/airflow/airflow.sh start            Postgres (initdb once), db migrate, connection/variable/pool,
+#                                                sample events, the four services; waits until all are healthy
+#                                                and the example DAGs are parsed. Idempotent: starts only what
+#                                                is not running (so it also restarts a killed service)
+#   bash dev/airflow/airflow.sh stop             stop everything (TERM to each process group, KILL after 30 s),
+#                                                then check that no process of this deployment is left; idempotent
+#   bash dev/airflow/airflow.sh status           one line per service: pid, port, state, RSS (whole group)
+#   bash dev/airflow/airflow.sh logs [service]   tail -F a service log (postgres|api-server|scheduler|
+#                                                dag-processor|triggerer); no argument: all
+#   bash dev/airflow/airflow.sh url              UI address and login
+#   bash dev/airflow/airflow.sh env              export lines for this deployment (eval "$(... env)"; then the
+#                                                plain `airflow` CLI of .venv talks to it)
+#   bash dev/airflow/airflow.sh airflow ARGS...  run `.venv/bin/airflow ARGS` against this deployment
+#
+# Environment:
+#   AIRFLOW_DEV_VAR_DIR   state: Postgres data, AIRFLOW_HOME, logs, pids, events (default <repo>/var/airflow)
+#   AIRFLOW_DEV_PG_PORT   PostgreSQL port (default 25432)     AIRFLOW_DEV_API_PORT  api-server port (default 28080)
+#   AIRFLOW_DEV_PASSWORD  UI password of user "admin" (default: generated once, kept in the var dir)
+#   DRUID_URL             Druid Router for druid_cluster_default (default: `dev/druid/druid.sh url`)
+#   AIRFLOW_DEV_POOL_INGESTIONS  concurrent ingestions the druid_ingest pool admits (default 2)
+#   AIRFLOW_DEV_START_TIMEOUT    seconds `start` waits for health (default 240)
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+VAR_DIR="${AIRFLOW_DEV_VAR_DIR:-$ROOT/var/airflow}"
+[[ "$VAR_DIR" == /* ]] || VAR_DIR="$PWD/$VAR_DIR"
+PG_PORT="${AIRFLOW_DEV_PG_PORT:-25432}"
+API_PORT="${AIRFLOW_DEV_API_PORT:-28080}"
+API_URL="http://127.0.0.1:$API_PORT"
+VENV="$ROOT/.venv"
+AIRFLOW_BIN="$VENV/bin/airflow"
+PY="$VENV/bin/python"
+PG_DIR="$VAR_DIR/pg"
+SECRETS="$VAR_DIR/secrets.env"
+EVENTS_DIR="$VAR_DIR/events"
+FIRST_DAY="2026-11-01"   # start_date of the example DAGs
+# stop order: nothing new is scheduled or parsed first, the API (tasks talk to it) last
+SERVICES=(scheduler triggerer dag-processor api-server)
+
+log() { printf '[airflow.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[airflow.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+
+pid_file() { echo "$VAR_DIR/run/$1.pid"; }
+log_file() { echo "$VAR_DIR/log/$1.log"; }
+
+# ---------------------------------------------------------------------------------------------------------
+# environment of every Airflow process
+# ---------------------------------------------------------------------------------------------------------
+load_secrets() {
+  mkdir -p "$VAR_DIR"
+  if [[ ! -f "$SECRETS" ]]; then
+    [[ -x "$PY" ]] || die "$PY missing: run 'bash scripts/bootstrap.sh' first"
+    (umask 077 && "$PY" - >"$SECRETS.tmp" <<'EOF'
+import secrets
+from cryptography.fernet import Fernet
+print(f"PG_PASSWORD={secrets.token_hex(16)}")
+print(f"FERNET_KEY={Fernet.generate_key().decode()}")
+print(f"JWT_SECRET={secrets.token_urlsafe(32)}")
+print(f"API_SECRET_KEY={secrets.token_urlsafe(32)}")
+print(f"ADMIN_PASSWORD={secrets.token_urlsafe(9)}")
+EOF
+    ) && mv "$SECRETS.tmp" "$SECRETS"
+  fi
+  # shellcheck disable=SC1090
+  source "$SECRETS"
+  ADMIN_PASSWORD="${AIRFLOW_DEV_PASSWORD:-$ADMIN_PASSWORD}"
+}
+
+airflow_env() {
+  load_secrets
+  local db="airflow:$PG_PASSWORD@127.0.0.1:$PG_PORT/airflow"
+  cat <<EOF
+export AIRFLOW_HOME='$VAR_DIR/home'
+export AIRFLOW__CORE__DAGS_FOLDER='$ROOT/dags'
+export AIRFLOW__CORE__LOAD_EXAMPLES=False
+export AIRFLOW__CORE__EXECUTOR=LocalExecutor
+export AIRFLOW__CORE__PARALLELISM=4
+export AIRFLOW__CORE__FERNET_KEY='$FERNET_KEY'
+export AIRFLOW__CORE__EXECUTION_API_SERVER_URL='$API_URL/execution/'
+export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS='admin:admin'
+export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE='$VAR_DIR/home/simple_auth_manager_passwords.json'
+export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN='postgresql+psycopg2://$db'
+export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_ASYNC='postgresql+asyncpg://$db'
+export AIRFLOW__API__HOST=127.0.0.1
+export AIRFLOW__API__PORT=$API_PORT
+export AIRFLOW__API__BASE_URL='$API_URL/'
+export AIRFLOW__API__SECRET_KEY='$API_SECRET_KEY'
+export AIRFLOW__API_AUTH__JWT_SECRET='$JWT_SECRET'
+export AIRFLOW__LOGGING__LOGGING_LEVEL=INFO
+export AIRFLOW_DEV_API_URL='$API_URL'
+export AIRFLOW_DEV_EVENTS_DIR='$EVENTS_DIR'
+export AIRFLOW_DEV_ADMIN_USER=admin
+export AIRFLOW_DEV_ADMIN_PASSWORD='$ADMIN_PASSWORD'
+EOF
+}
+
+use_airflow_env() { eval "$(airflow_env)"; }
+
+require_venv() {
+  [[ -x "$AIRFLOW_BIN" ]] || die "$AIRFLOW_BIN missing: run 'bash scripts/bootstrap.sh' (creates .venv with the package)"
+  "$PY" -c 'import psycopg2, asyncpg' 2>/dev/null \
+    || die "psycopg2/asyncpg missing in .venv (Airflow 3 on Postgres needs both): run 'bash scripts/bootstrap.sh'"
+  "$PY" -c 'import airflow_provider_druid_ingest, pathlib, sys; p = pathlib.Path(airflow_provider_druid_ingest.__file__).resolve(); sys.exit(0 if str(p).startswith(sys.argv[1]) else 1)' "$ROOT/" \
+    || die ".venv imports airflow_provider_druid_ingest from outside $ROOT: run 'bash scripts/bootstrap.sh' in this checkout"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# PostgreSQL (Debian's packages; the server runs as user postgres when we are root)
+# ---------------------------------------------------------------------------------------------------------
+pg_bin_dir() {
+  local d
+  if command -v pg_ctl >/dev/null 2>&1 && command -v initdb >/dev/null 2>&1; then
+    dirname "$(readlink -f "$(command -v pg_ctl)")"; return 0
+  fi
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
+  [[ -n "$d" && -x "$d/pg_ctl" ]] && { echo "$d"; return 0; }
+  return 1
+}
+
+install_postgres() {
+  [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null \
+    || die "initdb/pg_ctl not found. Install PostgreSQL's server (Debian: apt-get install postgresql) or put its bin/ on PATH"
+  log "initdb/pg_ctl not found: installing Debian's postgresql (apt-get; the packaged 'main' cluster is not created)"
+  mkdir -p /etc/postgresql-common/createcluster.d
+  echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/airflow-dev.conf
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+    || die "apt-get update failed (see above); install postgresql by hand"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null \
+    || die "apt-get install postgresql failed (see above)"
+}
+
+PG_USER=""
+as_pg() { if [[ -n "$PG_USER" ]]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
+
+pg_setup() {
+  PG_BIN="$(pg_bin_dir)" || { install_postgres; PG_BIN="$(pg_bin_dir)" || die "postgresql installed but pg_ctl not found"; }
+  if [[ $EUID -eq 0 ]]; then
+    id postgres >/dev/null 2>&1 || die "running as root but there is no 'postgres' user to run the server as (useradd -r postgres)"
+    PG_USER=postgres
+  fi
+  mkdir -p "$PG_DIR/data" "$PG_DIR/run"
+  [[ -n "$PG_USER" ]] && chown "$PG_USER" "$PG_DIR" "$PG_DIR/data" "$PG_DIR/run"
+  chmod 700 "$PG_DIR/data" "$PG_DIR/run"
+  as_pg test -w "$PG_DIR/data" || die "user ${PG_USER:-$USER} cannot write $PG_DIR/data (a parent directory is not searchable?)"
+}
+
+pg_running() { [[ -n "${PG_BIN:-}" ]] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" status >/dev/null 2>&1; }
+
+psql_admin() { "$PG_BIN/psql" -h "$PG_DIR/run" -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAX "$@"; }
+
+pg_start() {
+  pg_setup
+  if [[ ! -f "$PG_DIR/data/PG_VERSION" ]]; then
+    log "initdb $PG_DIR/data ($("$PG_BIN/postgres" --version))"
+    as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+      -E UTF8 --no-locale >"$VAR_DIR/log/initdb.log" 2>&1 || { tail -20 "$VAR_DIR/log/initdb.log" >&2; die "initdb failed"; }
+    as_pg tee -a "$PG_DIR/data/postgresql.conf" >/dev/null <<EOF
+# dev/airflow/airflow.sh
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$PG_DIR/run'
+max_connections = 150
+shared_buffers = 64MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+  fi
+  if pg_running; then
+    log "postgres already running (port $PG_PORT)"
+  else
+    port_open "$PG_PORT" && die "port $PG_PORT is in use by another process (set AIRFLOW_DEV_PG_PORT)"
+    touch "$(log_file postgres)"
+    [[ -n "$PG_USER" ]] && chown "$PG_USER" "$(log_file postgres)"
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$(log_file postgres)" -w -t 60 start >/dev/null \
+      || { tail -20 "$(log_file postgres)" >&2; die "postgres did not start (log: $(log_file postgres))"; }
+    log "started postgres on 127.0.0.1:$PG_PORT (pid $(head -1 "$PG_DIR/data/postmaster.pid"), data $PG_DIR/data)"
+  fi
+  if [[ "$(psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'airflow'")" != 1 ]]; then
+    psql_admin -c "CREATE ROLE airflow LOGIN PASSWORD '$PG_PASSWORD'"
+    psql_admin -c "CREATE DATABASE airflow OWNER airflow"
+    log "created role and database 'airflow'"
+  fi
+}
+
+pg_stop() {
+  PG_BIN="$(pg_bin_dir)" || return 0
+  [[ -f "$PG_DIR/data/PG_VERSION" ]] || return 0
+  [[ $EUID -eq 0 ]] && PG_USER=postgres
+  if pg_running; then
+    local pid i
+    pid="$(head -1 "$PG_DIR/data/postmaster.pid")"
+    log "stopping postgres (pid $pid)"
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 30 stop >/dev/null || die "pg_ctl stop failed"
+    # pg_ctl daemonizes the postmaster, so PID 1 reaps it: wait until even the zombie is gone
+    for i in $(seq 20); do [[ -e "/proc/$pid" ]] || break; sleep 0.5; done
+  fi
+}
+
+pg_pids() {
+  local pid
+  pid="$(head -1 "$PG_DIR/data/postmaster.pid" 2>/dev/null)" || return 0
+  echo "$pid"; pgrep -P "$pid" || true
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Airflow services: each in its own session (pid == process group id) so stop takes its children too
+# ---------------------------------------------------------------------------------------------------------
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# PID of a running service started by this script. A recycled PID is ignored: the process must run in
+# $VAR_DIR (start_service cds there) and name the service (the api-server retitles itself "airflow api_server").
+service_pid() {
+  local f pid cmd
+  f="$(pid_file "$1")"
+  [[ -f "$f" ]] || return 1
+  pid="$(cat "$f" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$VAR_DIR" ]] || return 1
+  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+  [[ "$cmd" == *"$AIRFLOW_BIN $1"* || "$cmd" == "airflow ${1//-/_} "* ]] || return 1
+  echo "$pid"
+}
+
+# "RSS PSS" in MB of some processes (PSS splits the pages forked workers share, so it adds up honestly)
+mem_mb() {
+  local p rss=0 pss=0 r s
+  for p in "$@"; do
+    r="$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null)"; s="$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)"
+    rss=$((rss + ${r:-0})); pss=$((pss + ${s:-0}))
+  done
+  echo "$((rss / 1024)) $((pss / 1024))"
+}
+group_mem_mb() { mem_mb $(pgrep -g "$1" || true); }
+
+start_service() {
+  local svc="$1" pid lf
+  if pid="$(service_pid "$svc")"; then
+    log "$svc already running (pid $pid)"
+    return 0
+  fi
+  lf="$(log_file "$svc")"
+  echo "=== $(date -u +%FT%TZ) starting $svc" >>"$lf"
+  # the marker AIRFLOW_DEV_DEPLOYMENT is inherited by every child: stop finds stragglers by it
+  (cd "$VAR_DIR" && AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" exec setsid "$AIRFLOW_BIN" "$svc" >>"$lf" 2>&1 </dev/null) &
+  echo $! >"$(pid_file "$svc")"
+  log "started $svc (pid $!, log $lf)"
+}
+
+# GET $API_URL/api/v2/monitor/health (no auth): metadatabase, scheduler, triggerer, dag_processor
+health_json() { curl -sS --max-time 5 "$API_URL/api/v2/monitor/health" 2>/dev/null || true; }
+
+# components not healthy; with an epoch argument also those whose last heartbeat is older (a killed service's
+# last heartbeat keeps it "healthy" for [triggerer|scheduler] *_health_check_threshold seconds)
+unhealthy_components() {
+  health_json | "$PY" -c '
+import datetime, json, sys
+since = float(sys.argv[1]) if len(sys.argv) > 1 else 0
+try:
+    h = json.load(sys.stdin)
+except ValueError:
+    print("api-server"); sys.exit()
+def ok(k):
+    c = h.get(k) or {}
+    beat = c.get(f"latest_{k}_heartbeat")
+    fresh = k == "metadatabase" or not since or (beat and datetime.datetime.fromisoformat(beat).timestamp() >= since)
+    return c.get("status") == "healthy" and fresh
+print(" ".join(k for k in ("metadatabase", "scheduler", "triggerer", "dag_processor") if not ok(k)))' "$@"
+}
+
+api_token() {
+  curl -sS --max-time 10 -H 'Content-Type: application/json' \
+    -d "{\"username\": \"admin\", \"password\": \"$ADMIN_PASSWORD\"}" "$API_URL/auth/token" \
+    | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["access_token"])'
+}
+
+dags_parsed() {
+  local token
+  token="$(api_token 2>/dev/null)" || return 1
+  local d
+  for d in example_druid_daily example_druid_split; do
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$API_URL/api/v2/dags/$d")" == 200 ]] || return 1
+  done
+}
+
+wait_ready() {
+  local since="${1:-0}" deadline=$((SECONDS + ${AIRFLOW_DEV_START_TIMEOUT:-240})) bad svc
+  while true; do
+    for svc in "${SERVICES[@]}"; do
+      service_pid "$svc" >/dev/null || { tail -n 40 "$(log_file "$svc")" >&2; die "$svc exited during startup (log: $(log_file "$svc"))"; }
+    done
+    bad="$(unhealthy_components "$since")"
+    if [[ -z "$bad" ]]; then
+      dags_parsed && return 0
+      bad="example DAGs not parsed yet (GET /api/v2/dags/example_druid_daily; see $(log_file dag-processor))"
+    fi
+    ((SECONDS < deadline)) || die "not ready after ${AIRFLOW_DEV_START_TIMEOUT:-240}s: $bad (GET $API_URL/api/v2/monitor/health)"
+    sleep 1
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# configuration that lives in the metadata DB: connection, variable, pool (+ the sample events)
+# ---------------------------------------------------------------------------------------------------------
+pool_slots() {
+  # one ingestion of the example spec takes maxNumConcurrentSubTasks + 1 slots (supervisor + workers)
+  "$PY" -c 'import json, sys; t = json.load(open(sys.argv[1]))["spec"]["tuningConfig"]; print(int(sys.argv[2]) * (t.get("maxNumConcurrentSubTasks", 1) + 1))' \
+    "$ROOT/dags/specs/events_web.json" "${AIRFLOW_DEV_POOL_INGESTIONS:-2}"
+}
+
+generate_events() {
+  # every day the scheduler may pick: start_date .. yesterday (UTC). Unpausing the catchup=False example DAG
+  # immediately runs the latest complete interval, so that day must have input too (docs/deployment.md)
+  local days
+  days="$("$PY" -c 'import datetime as d, sys; print(max(5, (d.datetime.now(d.timezone.utc).date() - d.date.fromisoformat(sys.argv[1])).days))' "$FIRST_DAY")"
+  "$PY" "$ROOT/dags/data/generate_events.py" --out "$EVENTS_DIR" --start "$FIRST_DAY" --days "$days" 2>/dev/null
+  log "sample events: $days days from $FIRST_DAY in $EVENTS_DIR"
+}
+
+druid_url() {
+  if [[ -n "${DRUID_URL:-}" ]]; then echo "$DRUID_URL"; else bash "$ROOT/dev/druid/druid.sh" url; fi
+}
+
+seed_metadata() {
+  local url slots
+  url="$(druid_url)"
+  slots="$(pool_slots)"
+  [[ "$(curl -sS --max-time 5 "$url/status/health" 2>/dev/null)" == true ]] \
+    || log "WARNING: Druid is not answering at $url/status/health: DAG runs will fail until it does (bash dev/druid/druid.sh start)"
+  "$AIRFLOW_BIN" connections delete druid_cluster_default >/dev/null 2>&1 || true
+  "$AIRFLOW_BIN" connections add druid_cluster_default --conn-type druid_cluster --conn-host "$url" >/dev/null &
+  "$AIRFLOW_BIN" variables set druid_events_root "$EVENTS_DIR" >/dev/null &
+  "$AIRFLOW_BIN" pools set druid_ingest "$slots" \
+    "Druid task slots: ${AIRFLOW_DEV_POOL_INGESTIONS:-2} ingestions of dags/specs/events_web.json" --include-deferred >/dev/null &
+  local rc=0 j
+  for j in $(jobs -p); do wait "$j" || rc=1; done
+  ((rc == 0)) || die "setting the connection/variable/pool failed (airflow CLI output above)"
+  log "connection druid_cluster_default -> $url; variable druid_events_root; pool druid_ingest = $slots slots (include deferred)"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------------------------------------
+cmd_start() {
+  local t0=$SECONDS svc
+  require_venv
+  mkdir -p "$VAR_DIR"/{run,log,home}
+  load_secrets
+  use_airflow_env
+  pg_start
+  local need=0 since=0
+  for svc in "${SERVICES[@]}"; do service_pid "$svc" >/dev/null || need=1; done
+  if ((need)); then
+    since="$(date +%s)"
+    if ! service_pid api-server >/dev/null && port_open "$API_PORT"; then
+      die "port $API_PORT is in use by another process (set AIRFLOW_DEV_API_PORT)"
+    fi
+    # set up once per start/stop cycle: restarting one killed service (a crash) goes straight to start_service
+    if [[ ! -f "$VAR_DIR/run/configured" ]]; then
+      printf '{"admin": "%s"}\n' "$ADMIN_PASSWORD" >"$AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE"
+      local t1=$SECONDS
+      "$AIRFLOW_BIN" db migrate >"$(log_file migrate)" 2>&1 || { tail -30 "$(log_file migrate)" >&2; die "airflow db migrate failed (log: $(log_file migrate))"; }
+      log "airflow db migrate: $((SECONDS - t1))s"
+      generate_events
+      seed_metadata
+      touch "$VAR_DIR/run/configured"
+    fi
+    for svc in "${SERVICES[@]}"; do start_service "$svc"; done
+  fi
+  wait_ready "$since"
+  log "ready after $((SECONDS - t0))s: all services healthy, example DAGs parsed"
+  cmd_url
+}
+
+# processes of start_service and their children: working directory $VAR_DIR (inherited) or the marker in
+# their environment (retitled processes overwrite /proc/<pid>/environ, hence both). Pids, one a line.
+marked_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    [[ "${p#/proc/}" == "$$" || "${p#/proc/}" == "$BASHPID" ]] && continue
+    if [[ "$(readlink "$p/cwd" 2>/dev/null)" == "$VAR_DIR" ]] \
+        || tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "AIRFLOW_DEV_DEPLOYMENT=$VAR_DIR"; then
+      echo "${p#/proc/}"
+    fi
+  done
+  return 0
+}
+
+stop_groups() {
+  local timeout="$1" svc pid
+  shift
+  local -a groups=()
+  for svc in "$@"; do
+    if pid="$(service_pid "$svc")"; then
+      log "stopping $svc (process group $pid)"
+      kill -TERM -- "-$pid" 2>/dev/null || true
+      groups+=("$pid")
+    fi
+    rm -f "$(pid_file "$svc")"
+  done
+  local deadline=$((SECONDS + timeout)) g alive
+  while ((${#groups[@]})); do
+    alive=()
+    for g in "${groups[@]}"; do pgrep -g "$g" >/dev/null && alive+=("$g"); done
+    ((${#alive[@]})) || return 0
+    if ((SECONDS >= deadline)); then
+      for g in "${alive[@]}"; do log "process group $g still alive after ${timeout}s: SIGKILL"; kill -KILL -- "-$g" 2>/dev/null || true; done
+      sleep 1
+      return 0
+    fi
+    sleep 0.5
+  done
+}
+
+cmd_stop() {
+  local t0=$SECONDS left
+  mkdir -p "$VAR_DIR/run"
+  stop_groups 30 scheduler triggerer dag-processor
+  stop_groups 30 api-server
+  left="$(marked_pids | tr '\n' ' ')"
+  if [[ -n "${left// /}" ]]; then
+    log "processes of this deployment outside the service groups: $left: TERM, then KILL"
+    # shellcheck disable=SC2086
+    kill -TERM $left 2>/dev/null || true
+    sleep 3
+    left="$(marked_pids | tr '\n' ' ')"
+    # shellcheck disable=SC2086
+    [[ -z "${left// /}" ]] || kill -KILL $left 2>/dev/null || true
+  fi
+  pg_stop
+  rm -f "$VAR_DIR/run/configured"
+  left="$(marked_pids | tr '\n' ' ')"
+  [[ -z "${left// /}" ]] || die "still running after stop: $left"
+  log "stopped in $((SECONDS - t0))s; no process of this deployment is left"
+}
+
+cmd_status() {
+  local svc pid rc=0 port mem tot_rss=0 tot_pss=0
+  load_secrets
+  PG_BIN="$(pg_bin_dir 2>/dev/null)" || PG_BIN=""
+  [[ $EUID -eq 0 ]] && PG_USER=postgres
+  if pg_running; then
+    read -r -a mem <<<"$(mem_mb $(pg_pids))"
+    tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+    printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB\n' postgres "$(head -1 "$PG_DIR/data/postmaster.pid")" "$PG_PORT" running "${mem[0]}" "${mem[1]}"
+  else
+    printf '%-14s %-12s port %-5s stopped\n' postgres - "$PG_PORT"; rc=1
+  fi
+  local bad
+  bad=" $(unhealthy_components) "
+  for svc in "${SERVICES[@]}"; do
+    port=-; [[ "$svc" == api-server ]] && port="$API_PORT"
+    if pid="$(service_pid "$svc")"; then
+      local state=healthy key="${svc//-/_}"
+      [[ "$svc" == api-server ]] && key=api-server
+      [[ "$bad" == *" $key "* ]] && { state=unhealthy; rc=1; }
+      read -r -a mem <<<"$(group_mem_mb "$pid")"
+      tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+      printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB  (%s processes)\n' "$svc" "$pid" "$port" "$state" "${mem[0]}" "${mem[1]}" "$(pgrep -g "$pid" | wc -l)"
+    else
+      printf '%-14s %-12s port %-5s stopped\n' "$svc" - "$port"; rc=1
+    fi
+  done
+  printf '%-14s %-29s rss %5s MB  pss %5s MB\n' total "" "$tot_rss" "$tot_pss"
+  return $rc
+}
+
+cmd_logs() {
+  mkdir -p "$VAR_DIR/log"
+  if [[ $# -ge 1 ]]; then tail -n 200 -F "$(log_file "$1")"; else tail -n 20 -F "$VAR_DIR"/log/*.log; fi
+}
+
+cmd_url() {
+  load_secrets
+  echo "Airflow UI: $API_URL   login: admin / $ADMIN_PASSWORD"
+}
+
+usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+main() {
+  local cmd="${1:-}"
+  shift || true
+  case "$cmd" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    logs) cmd_logs "$@" ;;
+    url) cmd_url ;;
+    env) airflow_env ;;
+    airflow) require_venv; use_airflow_env; exec "$AIRFLOW_BIN" "$@" ;;
+    -h | --help | help) usage ;;
+    *) usage >&2; exit 2 ;;
+  esac
+}
+
+main "$@"

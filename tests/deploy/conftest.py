@@ -1,0 +1,100 @@
+"""The deployment e2e suite: the example DAGs run by the real scheduler and triggerer of ``dev/airflow/airflow.sh``
+(Postgres, LocalExecutor) against the real Druid. ``scripts/test.sh`` starts both before this suite.
+
+Without a healthy deployment every test here FAILS (never skips): start it with
+``DRUID_URL=http://127.0.0.1:8888 bash dev/airflow/airflow.sh start``, or deselect with ``-m 'not deploy'``
+(``-m 'not e2e'`` deselects it too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "dev" / "airflow"))
+
+from airflow_rest import AirflowAPI  # noqa: E402
+
+from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient  # noqa: E402
+
+AIRFLOW = str(Path(sys.executable).with_name("airflow"))
+HARNESS = ROOT / "dev" / "airflow" / "airflow.sh"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/deploy/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.deploy)
+            item.add_marker(pytest.mark.e2e)  # it needs the real Druid too: -m "not e2e" deselects it as well
+            item.add_marker(pytest.mark.timeout(420))
+
+
+@pytest.fixture(scope="session")
+def deploy_env() -> dict[str, str]:
+    """The environment `airflow.sh env` prints, over ours: the `airflow` CLI then talks to the deployment."""
+    out = subprocess.run(["bash", "-c", f'eval "$(bash {HARNESS} env)" && env -0'], capture_output=True, check=True)
+    env = dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
+    try:
+        health = AirflowAPI(env["AIRFLOW_DEV_API_URL"], password=env["AIRFLOW_DEV_ADMIN_PASSWORD"]).health()
+    except Exception as exc:  # connection refused, bad JSON: the deployment is not up
+        health = {"error": repr(exc)}
+    bad = {k: v for k, v in health.items() if not isinstance(v, dict) or v.get("status") != "healthy"}
+    if bad:
+        pytest.fail(f"the Airflow deployment at {env['AIRFLOW_DEV_API_URL']} is not up/healthy: {bad}. "
+                    "Start it: bash dev/airflow/airflow.sh start (scripts/test.sh does); deselect with -m 'not deploy'",
+                    pytrace=False)
+    return env
+
+
+@pytest.fixture(scope="session")
+def api(deploy_env: dict[str, str]) -> AirflowAPI:
+    return AirflowAPI(deploy_env["AIRFLOW_DEV_API_URL"], password=deploy_env["AIRFLOW_DEV_ADMIN_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def druid_url() -> str:
+    url = os.environ.get("DRUID_E2E_URL")
+    if not url:
+        pytest.fail("DRUID_E2E_URL is not set: run through `bash scripts/test.sh` (it starts Druid)", pytrace=False)
+    return url
+
+
+@pytest.fixture(scope="session")
+def druid(druid_url: str) -> Iterator[DruidClient]:
+    with DruidClient(ClusterConfig(url=druid_url, read_timeout=60)) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def key() -> str:
+    """A fresh idempotency key per session: new Druid task ids, so every session really ingests."""
+    return f"deploy-e2e-{int(time.time())}"
+
+
+@pytest.fixture(scope="session")
+def expected(deploy_env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    out = subprocess.run([sys.executable, str(ROOT / "dags/data/generate_events.py"), "--out",
+                          deploy_env["AIRFLOW_DEV_EVENTS_DIR"], "--start", "2026-11-01", "--days", "29", "--expect"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+@pytest.fixture(scope="session")
+def airflow(deploy_env: dict[str, str]):
+    """Run the real `airflow` CLI against the deployment; fails the test with its output on a non-zero exit."""
+
+    def run(*args: str) -> str:
+        proc = subprocess.run([AIRFLOW, *args], env=deploy_env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"airflow {' '.join(args)}:\n{(proc.stdout + proc.stderr)[-3000:]}"
+        return proc.stdout
+
+    return run
