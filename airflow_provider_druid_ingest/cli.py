@@ -26,14 +26,11 @@ from typing import Any
 from .core.capacity import pool_size
 from .core.config import ClusterConfig
 from .core.errors import DruidError, SpecValidationError
-from .core.models import TaskStatus
+from .core.history import ingestion_durations, percentile
 from .core.retry import RetryPolicy
 
 __all__ = ["build_parser", "ingestion_durations", "main", "percentile", "pool_size"]
 
-#: task types Druid runs *inside* an ingestion (druid-contract §workers): never an ingestion's own duration
-SUBTASK_TYPES = frozenset({"single_phase_sub_task", "partial_dimension_cardinality", "partial_dimension_distribution",
-                           "partial_index_generate", "partial_range_index_generate", "partial_index_generic_merge"})
 INGESTION_TYPES = ("index_parallel", "index")
 
 
@@ -120,19 +117,6 @@ def _apply_pool(command: list[str]) -> tuple[bool, str]:
     output = (done.stdout + done.stderr).strip().splitlines()
     last = output[-1] if output else ""
     return done.returncode == 0, (f"applied: {last}" if done.returncode == 0 else f"error: {last}")
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100) of a non-empty sequence."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
-
-
-def ingestion_durations(tasks: list[TaskStatus]) -> list[float]:
-    """Seconds of the SUCCESS *ingestions* among ``tasks``: supervisors only, never their subtasks."""
-    return [t.duration_ms / 1000 for t in tasks
-            if t.state == "SUCCESS" and t.duration_ms and t.task_type not in SUBTASK_TYPES
-            and (t.group_id is None or t.group_id == t.task_id)]
 
 
 def cmd_timeouts(args: argparse.Namespace) -> int:

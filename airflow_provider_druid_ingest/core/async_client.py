@@ -7,7 +7,10 @@ Mirror of ``sync_client``: same operations, same exchange loop; only ``await`` d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
+import weakref
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -18,10 +21,12 @@ from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sle
 from .facade import AsyncMode
 from .facade_waits import ClientFacade
 from .http import Request, Response
+from .poller import DEFAULT_TICK, SharedPoller
 from .retry import RetryPolicy
+from .shared import ServedQuery, StatusQuery, direct
 from .sync_client import USER_AGENT
 
-__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange"]
+__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange", "shared_client"]
 
 T = TypeVar("T")
 
@@ -107,6 +112,7 @@ async def drive(
     config: ClusterConfig,
     policy: RetryPolicy,
     on_progress: ProgressSink | None = None,
+    poller: SharedPoller | None = None,
 ) -> T:
     """Run an operation to its value, throwing request errors back into it and handing Progress items to
     ``on_progress``."""
@@ -121,6 +127,14 @@ async def drive(
             elif isinstance(action, Progress):
                 if on_progress is not None:
                     on_progress(action.item)
+            elif isinstance(action, StatusQuery | ServedQuery):
+                try:
+                    if poller is not None:
+                        reply = await poller.answer(action)
+                    else:
+                        reply = await drive(direct(action), transport, config, policy)
+                except DruidError as exc:
+                    error = exc
             elif isinstance(action, Request):
                 try:
                     reply = await drive_exchange(exchange(action, config, policy), transport)
@@ -132,16 +146,28 @@ async def drive(
 
 
 class AsyncDruidClient(ClientFacade[AsyncMode]):
-    """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable."""
+    """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable.
 
-    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None) -> None:
+    With ``shared=True`` its waits' status and served-inventory reads go through a :class:`SharedPoller` (one
+    bulk status call per tick for every wait using this client); :func:`shared_client` hands out one such
+    client per event loop and cluster.
+    """
+
+    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None, *, shared: bool = False,
+                 tick: float = DEFAULT_TICK) -> None:
         super().__init__(config, retry)
         self.transport = AiohttpTransport(config)
+        self.poller = SharedPoller(self._run_direct, tick) if shared else None
 
     def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
-        return drive(op, self.transport, self.config, self.retry, on_progress)
+        return drive(op, self.transport, self.config, self.retry, on_progress, self.poller)
+
+    def _run_direct(self, op: Operation[Any]) -> Any:
+        return drive(op, self.transport, self.config, self.retry)
 
     async def close(self) -> None:
+        if self.poller is not None:
+            await self.poller.close()
         await self.transport.close()
 
     async def __aenter__(self) -> AsyncDruidClient:
@@ -149,3 +175,42 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+class _Shared:
+    __slots__ = ("client", "users")
+
+    def __init__(self, client: AsyncDruidClient) -> None:
+        self.client = client
+        self.users = 0
+
+
+#: event loop -> (cluster config, retry policy) -> the one shared client of that loop for that cluster
+_SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[ClusterConfig, RetryPolicy], _Shared]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.asynccontextmanager
+async def shared_client(
+    config: ClusterConfig, retry: RetryPolicy | None = None, *, make: Callable[[], AsyncDruidClient] | None = None
+) -> AsyncIterator[AsyncDruidClient]:
+    """The event loop's one client for this cluster (one aiohttp session, one poller), for as long as any user
+    holds it; closed when the last one leaves. ``make`` builds it when none exists (e.g. in a thread)."""
+    loop = asyncio.get_running_loop()
+    key = (config, retry or RetryPolicy())
+    clients = _SHARED.setdefault(loop, {})
+    entry = clients.get(key)
+    if entry is None:
+        client = make() if make is not None else AsyncDruidClient(config, retry, shared=True)
+        entry = clients.setdefault(key, _Shared(client))
+        if entry.client is not client:
+            await client.close()
+    entry.users += 1
+    try:
+        yield entry.client
+    finally:
+        entry.users -= 1
+        if entry.users == 0 and clients.get(key) is entry:
+            del clients[key]
+            await entry.client.close()

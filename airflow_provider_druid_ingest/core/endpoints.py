@@ -297,22 +297,24 @@ def parse_used_segments(resp: Response, req: Request) -> list[Segment]:
 
 
 def served_segments(datasource: str, interval: str) -> Request:
-    """Segments in the server inventory inside ``interval`` (DataSourcesResource.getServedSegmentsInInterval)."""
+    """Ids of the segments in the server inventory inside ``interval`` (``getServedSegmentsInInterval`` without
+    ``full``: a JSON array of ids, a few KB for a day of hourly segments instead of their whole metadata)."""
     return Request(
         "GET",
         "coordinator",
         f"{COORD}/datasources/{seg(datasource, 'datasource')}/intervals/{seg(interval.replace('/', '_'), 'interval')}",
-        params=(("full", "true"),),
     )
 
 
 def parse_served_segments(resp: Response, req: Request) -> set[str]:
-    """``{interval: {segmentId: {metadata, servers}}}``; 204 (unknown datasource) means nothing served."""
+    """A list of ids, or ``{interval: {segmentId: {metadata, servers}}}`` with ``full``; 204 means nothing served."""
     if resp.status == 204 or not resp.body.strip():
         return set()
     raise_for_status(resp, req)
     data = resp.json()
     served: set[str] = set()
+    if isinstance(data, list):  # ids only: every listed segment is in the server inventory
+        return {str(sid) for sid in data if isinstance(sid, str)}
     if isinstance(data, dict):
         for per_interval in data.values():
             if isinstance(per_interval, dict):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import ClusterConfig, netloc_of
 from .errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError
@@ -22,6 +22,9 @@ from .http import MAX_REDIRECTS, Request, Response, classify, redirect_request_u
 from .retry import RetryPolicy
 
 __all__ = ["Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "Sleep", "T", "call", "exchange"]
+
+if TYPE_CHECKING:
+    from .shared import ServedQuery, StatusQuery
 
 T = TypeVar("T")
 
@@ -49,8 +52,9 @@ class Progress:
     item: Any
 
 
-#: An operation: yields Requests (answered with Responses), Sleeps and Progress items (answered with None).
-Operation = Generator["Request | Sleep | Progress", "Response | None", T]
+#: An operation: yields Requests (answered with Responses), Sleeps and Progress items (answered with None), and
+#: the shareable reads of ``shared.py`` (answered with their value: a driver may batch them across waits).
+Operation = Generator["Request | Sleep | Progress | StatusQuery | ServedQuery", Any, T]
 #: What a caller's progress sink receives: the ``item`` of each Progress.
 ProgressSink = Callable[[Any], None]
 Exchange = Generator["HttpCall | Sleep", "Response | DruidError | None", Response]

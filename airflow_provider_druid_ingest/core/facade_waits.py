@@ -124,7 +124,7 @@ class ClientFacade(EndpointCalls[Mode]):
         """
         plan = as_plan(spec, idempotency_key=idempotency_key)
         op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
-                       on_never=on_never, allow_empty=allow_empty)
+                       on_never=on_never, allow_empty=allow_empty, cluster=self._history_key(True))
         return self._run(op, on_progress)
 
     @overload
@@ -160,41 +160,43 @@ class ClientFacade(EndpointCalls[Mode]):
     def watch_task(
         self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
-        ceiling: str | None = None,
+        ceiling: str | None = None, predict: bool = True,
     ) -> TaskOutcome: ...
     @overload
     def watch_task(
         self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
-        ceiling: str | None = None,
+        ceiling: str | None = None, predict: bool = True,
     ) -> Awaitable[TaskOutcome]: ...
     def watch_task(
         self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
-        ceiling: str | None = None,
+        ceiling: str | None = None, predict: bool = True,
     ) -> Any:
         """TaskOutcome (success, failed or timeout) after at most ``timeout`` seconds (0: one look); progress
-        to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found."""
-        op = waits.watch_task(task_id, time.time() + timeout, schedule, report_every=report_every, ceiling=ceiling)
+        to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found. ``predict``: plan the polls
+        from the datasource's recent task durations (``schedule.py``); False keeps to ``schedule``."""
+        op = waits.watch_task(task_id, time.time() + timeout, schedule, report_every=report_every, ceiling=ceiling,
+                              cluster=self._history_key(predict))
         return self._run(op, on_progress)
 
     @overload
     def wait_for_task(
         self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> TaskStatus: ...
     @overload
     def wait_for_task(
         self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Awaitable[TaskStatus]: ...
     def wait_for_task(
         self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Any:
         """TaskStatus once SUCCESS or FAILED (``version_ceiling`` set when its lock was seen);
         DruidWaitTimeoutError after ``timeout`` seconds."""
-        op = waits.watch_task(task_id, time.time() + timeout, schedule)
+        op = waits.watch_task(task_id, time.time() + timeout, schedule, cluster=self._history_key(predict))
         return self._run(_settled_task(op), on_progress)
 
     @overload
@@ -244,19 +246,25 @@ class ClientFacade(EndpointCalls[Mode]):
     def watch_ingestion(
         self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
         task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> IngestionOutcome: ...
     @overload
     def watch_ingestion(
         self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
         task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Awaitable[IngestionOutcome]: ...
     def watch_ingestion(
         self, task_id: str, datasource: str, intervals: list[str], append: bool, *, task_deadline: float,
         handoff_timeout: float | None, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        predict: bool = True,
     ) -> Any:
         """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
         ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
-        op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule)
+        op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
+                                   cluster=self._history_key(predict))
         return self._run(op, on_progress)
+
+    def _history_key(self, predict: bool) -> str | None:
+        """The task-history cache key of this cluster (its Overlord URL), or None to keep the fixed schedule."""
+        return self.config.base_url("overlord") if predict else None

@@ -26,6 +26,7 @@ def ingest(
     max_attempts: int = 20,
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
+    cluster: str | None = None,
 ) -> Operation[IngestResult]:
     """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
 
@@ -38,7 +39,7 @@ def ingest(
     start = clock()
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
-        handoff_timeout, schedule, clock, report_every,
+        handoff_timeout, schedule, clock, report_every, cluster,
     )
     status = outcome.task.settle()
     handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None

@@ -23,22 +23,26 @@ from .errors import (
     UnknownTaskError,
 )
 from .exchange import Operation, Sleep, call
-from .handoff import broker_lag, chunk_targets, evaluate, required_segments, span_of, version_key
+from .handoff import ChunkTarget, broker_lag, chunk_targets, evaluate, required_segments, span_of, version_key
 from .ids import attempt_id
 from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
 from .plan import IngestionPlan
 from .reports import ReportSummary, parse_report, task_failed_error
+from .shared import ServedQuery
 
 __all__ = [
     "bulk_status",
     "check_handoff",
     "ensure_submitted",
     "failure",
+    "gate_chunks",
+    "gate_look",
     "handoff_target",
     "lock_ceiling",
     "observe_task",
     "report_summary",
     "status_or_none",
+    "target_for",
 ]
 
 
@@ -171,6 +175,26 @@ def handoff_target(
     status = yield from call(ep.status(task_id), ep.parse_status)
     if status.state == FAILED:
         raise (yield from failure(status))
+    summary = yield from report_summary(task_id) if status.state == SUCCESS else _none()
+    return (yield from target_for(status, summary, datasource, intervals, append, version_ceiling))
+
+
+def _none() -> Operation[None]:
+    return None
+    yield  # pragma: no cover - makes this a generator
+
+
+def target_for(
+    status: TaskStatus,
+    report: ReportSummary | None,
+    datasource: str,
+    intervals: list[str],
+    append: bool = False,
+    version_ceiling: str | None = None,
+) -> Operation[HandoffTarget]:
+    """:func:`handoff_target` from a terminal status and report a wait already holds: no request, unless the
+    datasource or intervals must be read from the task's payload."""
+    task_id = status.task_id
     if status.state != SUCCESS:
         raise DruidUsageError(f"handoff is only defined for a SUCCESS task; {task_id} is {status.phase}")
     own = status.datasource
@@ -190,14 +214,13 @@ def handoff_target(
             raise DruidUsageError(
                 f"cannot check handoff of {task_id}: neither the caller nor the task's spec names intervals"
             )
-    summary = yield from report_summary(task_id)
     return HandoffTarget(
         task_id=task_id,
         datasource=datasource or own or "",
         intervals=tuple(intervals),
         min_version=status.created_time or ep.EPOCH,
         append=append,
-        segments_published=summary.segments_published if summary is not None else None,
+        segments_published=report.segments_published if report is not None else None,
         version_ceiling=version_ceiling or status.version_ceiling,
         task_message=status.error_msg or None,
     )
@@ -205,22 +228,33 @@ def handoff_target(
 
 def check_handoff(target: HandoffTarget) -> Operation[HandoffResult]:
     """One look: metadata (fresh, interval-scoped), the served inventory over the span, then the Broker."""
+    chunks = yield from gate_chunks(target)
+    return (yield from gate_look(target, chunks))
+
+
+def gate_chunks(target: HandoffTarget) -> Operation[list[ChunkTarget]]:
+    """Which version each time chunk needs served, from the metadata store (the one full read of a check)."""
     used = yield from call(ep.used_segments(target.datasource, list(target.intervals)), ep.parse_used_segments)
-    chunks = chunk_targets(target, used)
+    return chunk_targets(target, used)
+
+
+def gate_look(target: HandoffTarget, chunks: list[ChunkTarget], probe_never: bool = True) -> Operation[HandoffResult]:
+    """The served inventory (ids only) over the required segments' span, ``handoffComplete`` for one missing
+    segment when ``probe_never``, and the Broker's view once everything is served."""
     required = required_segments(chunks)
     if not required:
         return evaluate(target, chunks, set())
     span = span_of(required)
-    served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)
+    served: set[str] = yield ServedQuery(target.datasource, span)  # shareable with other waits on this datasource
     never: set[str] = set()
     missing = [s for s in required if s.segment_id not in served]
-    if missing:
+    if missing and probe_never:
         # handoffComplete is true for an unserved segment only when its rule has no replicas (it is the newest
         # version of its chunk, so "a newer version exists" is excluded). Re-read the inventory after it to
         # rule out a load in between.
         probe = missing[0]
         if (yield from call(ep.handoff_complete(target.datasource, probe), ep.parse_handoff_complete)):
-            served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)
+            served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)  # fresh
             if probe.segment_id not in served:
                 never = {s.segment_id for s in missing if s.interval == probe.interval}
     result = evaluate(target, chunks, served, never)

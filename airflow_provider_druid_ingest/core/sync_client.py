@@ -19,6 +19,7 @@ from .facade import SyncMode
 from .facade_waits import ClientFacade
 from .http import Request, Response
 from .retry import RetryPolicy
+from .shared import ServedQuery, StatusQuery, direct
 
 __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
 
@@ -111,6 +112,11 @@ def drive(
             elif isinstance(action, Progress):
                 if on_progress is not None:
                     on_progress(action.item)
+            elif isinstance(action, StatusQuery | ServedQuery):
+                try:
+                    reply = drive(direct(action), transport, config, policy)
+                except DruidError as exc:
+                    error = exc
             elif isinstance(action, Request):
                 try:
                     reply = drive_exchange(exchange(action, config, policy), transport)

@@ -10,20 +10,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .exchange import Operation, Progress, Sleep
+from .history import task_history
 from .models import HandoffResult, HandoffTarget, TaskStatus
-from .operations import check_handoff, handoff_target, observe_task, report_summary
+from .operations import gate_chunks, gate_look, handoff_target, lock_ceiling, observe_task, report_summary, target_for
 from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from .reports import ReportSummary
 from .retry import PollSchedule
+from .schedule import PredictedSchedule
+from .shared import StatusQuery, merge_status
+from .spec.intervals import parse_instant
 
 __all__ = ["DEFAULT_REPORT_EVERY", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task"]
 
-#: seconds between report fetches while a task runs (each poll is one status call; a report is a second one)
-DEFAULT_REPORT_EVERY = 120.0
+#: seconds between report fetches while a task runs (each poll is one status call; a report is a second one):
+#: progress logging at most every few minutes, plus the final report
+DEFAULT_REPORT_EVERY = 300.0
 Clock = Callable[[], float]
+#: handoff looks between two reads of the metadata store (a later replace changes what must be served)
+REREAD_EVERY = 5
+#: seconds between two "will this segment ever load?" questions (handoffComplete) while segments are missing
+NEVER_PROBE_EVERY = 60.0
 
 
 @dataclass(frozen=True)
@@ -46,25 +55,47 @@ def watch_task(
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
     ceiling: str | None = None,
+    cluster: str | None = None,
 ) -> Operation[TaskOutcome]:
     """Poll until SUCCESS/FAILED or ``deadline`` (``clock()`` time); the outcome holds the final report.
 
     Each poll is one ``/status`` (plus, the first time the task is seen holding its lock, one lock lookup:
-    ``operations.lock_ceiling``; pass a ``ceiling`` already known to skip it). While it runs, the report is
-    fetched at most every ``report_every`` seconds. A deadline already passed makes it one look.
+    ``operations.lock_ceiling``; pass a ``ceiling`` already known to skip it). With ``cluster`` (the client's base
+    URL, the history cache's key) the datasource's recent durations plan the polls (``schedule.py``); otherwise,
+    and while the task is not running yet, ``schedule`` (fixed backoff) does. The report is fetched at most every
+    ``report_every`` seconds while it runs, and once at the end. A deadline already passed makes it one look.
     """
     schedule = schedule or PollSchedule()
     started = clock()
-    polls = 0
-    reported_at: float | None = None
+    polls = past_end = 0
+    planner: PredictedSchedule | None = None
+    planned = False
+    running_since: float | None = None
+    previous_look = started
+    reported_at = started  # the first progress report comes after report_every, not at the first look
+    known: TaskStatus | None = None
     while True:
-        status = yield from observe_task(task_id, ceiling)
+        if known is None:  # the first look is a full status: createdTime, datasource, runner state
+            status = yield from observe_task(task_id, ceiling)
+        else:  # later looks may be answered by one bulk call shared with every other wait (``shared.py``)
+            status = merge_status(known, (yield StatusQuery(task_id)))
+            if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
+                ceiling = yield from lock_ceiling(status)
+            status = replace(status, version_ceiling=ceiling)
+        known = status
         ceiling = status.version_ceiling
+        now = clock()
         if status.is_terminal:
             return TaskOutcome.terminal(status, (yield from report_summary(task_id)))
+        if not planned and cluster and status.datasource and status.task_type:
+            planned = True
+            history = yield from task_history(cluster, status.datasource, status.task_type)
+            planner = PredictedSchedule(history, schedule) if history is not None else None
+        if running_since is None and status.runner_state == "RUNNING":
+            running_since = _run_start(status, polls, previous_look, now)
+        previous_look = now
         report = None
-        now = clock()
-        if status.runner_state == "RUNNING" and (reported_at is None or now - reported_at >= report_every):
+        if status.runner_state == "RUNNING" and now - reported_at >= report_every:
             report = yield from report_summary(task_id)
             reported_at = now
         yield Progress(TaskProgress(status, report))
@@ -72,7 +103,25 @@ def watch_task(
         if remaining <= 0:
             return TaskOutcome.timed_out(status, clock() - started)
         polls += 1
-        yield Sleep(min(schedule.delay(polls), remaining))
+        if planner is not None and running_since is not None:
+            running_for = clock() - running_since
+            past_end += running_for >= planner.history.longest + planner.step
+            delay = planner.next_delay(running_for, past_end)
+        else:
+            delay = schedule.delay(polls)
+        yield Sleep(min(delay, remaining))
+
+
+def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> float:
+    """When the task probably started running: its createdTime if it was already running at the first look (it
+    may have waited in the queue, so this errs early: polls come sooner, never later), else midway since the last
+    look that saw it waiting."""
+    if polls == 0 and status.created_time:
+        try:
+            return min(now, parse_instant(status.created_time).timestamp())
+        except ValueError:
+            pass
+    return (previous_look + now) / 2
 
 
 def watch_handoff(
@@ -83,12 +132,20 @@ def watch_handoff(
 ) -> Operation[HandoffOutcome]:
     """Check the gate until done (loaded, nothing, superseded), ``never``, or ``deadline``.
 
+    The metadata store is read once, then every ``REREAD_EVERY`` looks (a later replace changes what must be
+    served); between those a look is the ids-only served listing (and the Broker once served). Whether a missing
+    segment will never load is asked at the first pending look and then every ``NEVER_PROBE_EVERY`` seconds.
     Yields each pending :class:`~.models.HandoffResult` as progress.
     """
     schedule = schedule or PollSchedule()
     polls = 0
+    probed_at: float | None = None
+    chunks = yield from gate_chunks(target)
     while True:
-        result: HandoffResult = yield from check_handoff(target)
+        probe = probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY
+        result: HandoffResult = yield from gate_look(target, chunks, probe_never=probe)
+        if probe and result.missing:
+            probed_at = clock()
         if result.done or result.state == "never":
             return HandoffOutcome.of(target.task_id, target.datasource, result)
         yield Progress(result)
@@ -97,6 +154,8 @@ def watch_handoff(
             return HandoffOutcome.of(target.task_id, target.datasource, result)  # kind "timeout"
         polls += 1
         yield Sleep(min(schedule.delay(polls), remaining))
+        if polls % REREAD_EVERY == 0:
+            chunks = yield from gate_chunks(target)
 
 
 def watch_ingestion(
@@ -109,6 +168,7 @@ def watch_ingestion(
     schedule: PollSchedule | None = None,
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
+    cluster: str | None = None,
 ) -> Operation[IngestionOutcome]:
     """The task wait, then (after SUCCESS, unless ``handoff_timeout`` is None) the handoff wait, in one go.
 
@@ -117,10 +177,13 @@ def watch_ingestion(
     handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
     later replace's. ``datasource``/``intervals`` may be empty: the task's own are used.
     """
-    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every)
+    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, cluster=cluster)
     if task.kind != "success" or handoff_timeout is None:
         return IngestionOutcome(task)
-    target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
+    if task.status is not None:  # the wait's own terminal status and report: no second read
+        target = yield from target_for(task.status, task.report, datasource, intervals, append, task.version_ceiling)
+    else:
+        target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
     deadline = min(clock(), task_deadline) + handoff_timeout
     handoff = yield from watch_handoff(target, deadline, schedule, clock)
     return IngestionOutcome(task, handoff)

@@ -122,7 +122,10 @@ class DruidIngestOperator(DruidSpecOperator):
                 outcome = self.ensure(client, plan)
                 self._druid_task_id = outcome.task_id
                 push_task_refs(context, outcome.task_id, client.config.console_task_url(outcome.task_id))
-                look = self._watch(client, plan, outcome.task_id, wait=not self.deferrable)
+                if self.deferrable and outcome.action == "submitted":
+                    look = None  # just submitted: it cannot have ended yet, so no look before deferring
+                else:
+                    look = self._watch(client, plan, outcome.task_id, wait=not self.deferrable)
         except AirflowTaskTimeout:  # execution_timeout: the runner calls on_kill() next
             self._timed_out = True
             raise
@@ -130,11 +133,12 @@ class DruidIngestOperator(DruidSpecOperator):
             from airflow_provider_druid_ingest.common.results import airflow_error
 
             raise airflow_error(exc) from None
-        if not self.deferrable or look.kind != "timeout":  # done, or already ended: no deferral
+        if look is not None and (not self.deferrable or look.kind != "timeout"):  # ended: no deferral
             return self._finish(look)
         from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
-        self.log.info("Waiting in the triggerer for Druid task %s: %s", outcome.task_id, look.message)
+        self.log.info("Waiting in the triggerer for Druid task %s%s", outcome.task_id,
+                      f": {look.message}" if look is not None else "")
         self.defer(
             trigger=DruidIngestionTrigger(
                 outcome.task_id,

@@ -30,11 +30,17 @@ class DruidSubmitOperator(DruidSpecOperator):
         super().__init__(spec=spec, **kwargs)
 
     def execute(self, context: Context) -> str:
+        from airflow_provider_druid_ingest.common.results import airflow_error
+        from airflow_provider_druid_ingest.core.errors import DruidError
+
         plan = self.plan(context)
-        with self.hook.get_client() as client:
-            self._check_capacity(client, plan)
-            outcome = self.ensure(client, plan)
-            url = client.config.console_task_url(outcome.task_id)
+        try:
+            with self.hook.get_client() as client:
+                self._check_capacity(client, plan)
+                outcome = self.ensure(client, plan)
+                url = client.config.console_task_url(outcome.task_id)
+        except DruidError as exc:  # a fatal 4xx fails without burning retries; transient ones are retried
+            raise airflow_error(exc) from None
         push_task_refs(context, outcome.task_id, url)
         return outcome.task_id
 

@@ -9,6 +9,7 @@ outcome's ``to_dict()`` as the one event; it has no poll loop of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -72,13 +73,21 @@ class DruidWaitTrigger(BaseTrigger):
     def schedule(self) -> PollSchedule:
         return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
 
-    async def _client(self) -> AsyncDruidClient:
-        """The async client, built in a thread: the first one in a triggerer imports aiohttp and the core's waits
+    @contextlib.asynccontextmanager
+    async def _client(self) -> AsyncIterator[AsyncDruidClient]:
+        """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
+        trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``).
+
+        A candidate client is built in a thread: the first one in a triggerer imports aiohttp and the core's waits
         (a quarter of a second or more) and may load TLS certificates; none of that may block the event loop that
-        every other trigger shares."""
+        every other trigger shares. When one is already shared, the candidate is dropped unused."""
         hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
         config = await hook.aget_config()
-        return await asyncio.to_thread(_build_client, config, hook.retry)
+        candidate = await asyncio.to_thread(_build_client, config, hook.retry)
+        from airflow_provider_druid_ingest.core.async_client import shared_client
+
+        async with shared_client(config, hook.retry, make=lambda: candidate) as client:
+            yield client
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         yield TriggerEvent(await self._watch())
@@ -93,4 +102,4 @@ def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDrui
     import airflow_provider_druid_ingest.core.waits  # noqa: F401 - loaded here, off the event loop
     from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
 
-    return AsyncDruidClient(config, retry)
+    return AsyncDruidClient(config, retry, shared=True)

@@ -33,7 +33,7 @@ class DruidHandoffTrigger(DruidWaitTrigger):
     async def _watch(self) -> dict[str, Any]:
         target = HandoffTarget.from_dict(self.target)
         try:
-            async with await self._client() as client:
+            async with self._client() as client:
                 wait = self.end_time - time.time()
                 outcome = await client.watch_handoff(target, wait, self.schedule, self._log_result)
         except Exception as exc:  # one "error" event, never a raise

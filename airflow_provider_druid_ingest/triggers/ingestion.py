@@ -46,7 +46,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
 
     async def _watch(self) -> dict[str, Any]:
         try:
-            async with await self._client() as client:
+            async with self._client() as client:
                 outcome = await client.watch_ingestion(
                     self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
                     handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),

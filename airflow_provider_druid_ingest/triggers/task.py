@@ -49,7 +49,7 @@ class DruidTaskTrigger(DruidWaitTrigger):
 
     async def _watch(self) -> dict[str, Any]:
         try:
-            async with await self._client() as client:
+            async with self._client() as client:
                 outcome = await client.watch_task(
                     self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
                 )
@@ -74,6 +74,6 @@ class DruidTaskTrigger(DruidWaitTrigger):
         if not self.shutdown_on_kill:
             self.log.info("Not shutting down Druid task %s (shutdown_on_kill=False)", self.druid_task_id)
             return
-        async with await self._client() as client:
+        async with self._client() as client:
             await asyncio.wait_for(client.shutdown(self.druid_task_id), ON_KILL_TIMEOUT)
         self.log.info("Asked Druid to shut down task %s", self.druid_task_id)
