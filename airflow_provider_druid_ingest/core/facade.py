@@ -11,7 +11,8 @@ and the plan-driven calls in
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, overload
 
 from . import endpoints as ep
@@ -40,9 +41,13 @@ class ClientBase(Generic[Mode]):
     """Config, retry policy and the ``_run`` hook both clients implement. ``Mode`` only exists for the type
     checker: it picks the overload of each method (value or awaitable)."""
 
-    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, config: ClusterConfig, retry: RetryPolicy | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         self.config = config
         self.retry = retry or RetryPolicy()
+        #: what "now" is for the waits' deadlines and schedules (epoch seconds; injectable for simulations)
+        self.clock = clock
 
     def __repr__(self) -> str:  # never shows credentials: ClusterConfig masks its Secret
         return f"{type(self).__name__}({self.config.url or self.config.overlord_url!r})"

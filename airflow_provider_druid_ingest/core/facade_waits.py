@@ -7,7 +7,6 @@ returns the typed outcome (what triggers serialize), ``wait_for_*`` settles it i
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any, overload
@@ -124,7 +123,7 @@ class ClientFacade(EndpointCalls[Mode]):
         """
         plan = as_plan(spec, idempotency_key=idempotency_key)
         op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
-                       on_never=on_never, allow_empty=allow_empty, cluster=self._history_key(True))
+                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, cluster=self._history_key(True))
         return self._run(op, on_progress)
 
     @overload
@@ -176,8 +175,8 @@ class ClientFacade(EndpointCalls[Mode]):
         """TaskOutcome (success, failed or timeout) after at most ``timeout`` seconds (0: one look); progress
         to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found. ``predict``: plan the polls
         from the datasource's recent task durations (``schedule.py``); False keeps to ``schedule``."""
-        op = waits.watch_task(task_id, time.time() + timeout, schedule, report_every=report_every, ceiling=ceiling,
-                              cluster=self._history_key(predict))
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, report_every, ceiling,
+                              self._history_key(predict))
         return self._run(op, on_progress)
 
     @overload
@@ -196,7 +195,7 @@ class ClientFacade(EndpointCalls[Mode]):
     ) -> Any:
         """TaskStatus once SUCCESS or FAILED (``version_ceiling`` set when its lock was seen);
         DruidWaitTimeoutError after ``timeout`` seconds."""
-        op = waits.watch_task(task_id, time.time() + timeout, schedule, cluster=self._history_key(predict))
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, cluster=self._history_key(predict))
         return self._run(_settled_task(op), on_progress)
 
     @overload
@@ -214,7 +213,7 @@ class ClientFacade(EndpointCalls[Mode]):
         on_progress: ProgressSink | None = None,
     ) -> Any:
         """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds."""
-        return self._run(waits.watch_handoff(target, time.time() + timeout, schedule), on_progress)
+        return self._run(waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock), on_progress)
 
     @overload
     def wait_for_handoff(
@@ -239,7 +238,7 @@ class ClientFacade(EndpointCalls[Mode]):
         with ``allow_empty=False``, DruidEmptyIngestionError when the task published nothing.
         """
         check_on_never(on_never)
-        op = waits.watch_handoff(target, time.time() + timeout, schedule)
+        op = waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock)
         return self._run(_settled_handoff(op, on_never, allow_empty), on_progress)
 
     @overload
@@ -262,7 +261,7 @@ class ClientFacade(EndpointCalls[Mode]):
         """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
         ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
         op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
-                                   cluster=self._history_key(predict))
+                                   self.clock, cluster=self._history_key(predict))
         return self._run(op, on_progress)
 
     def _history_key(self, predict: bool) -> str | None:

@@ -21,9 +21,12 @@ from .exchange import Operation, call
 from .models import TaskStatus
 
 __all__ = [
+    "CACHE",
+    "HANDOFF_LATENCIES",
     "HISTORY_TTL",
     "SUBTASK_TYPES",
     "DurationHistory",
+    "HandoffLatencies",
     "HistoryCache",
     "ingestion_durations",
     "percentile",
@@ -34,6 +37,8 @@ __all__ = [
 SUBTASK_TYPES = frozenset({"single_phase_sub_task", "partial_dimension_cardinality", "partial_dimension_distribution",
                            "partial_index_generate", "partial_range_index_generate", "partial_index_generic_merge"})
 HISTORY_TTL = 900.0
+#: how long "no history yet" is remembered: a backfill's first days complete within minutes and make one
+MISS_TTL = 120.0
 HISTORY_SIZE = 50
 MIN_SAMPLES = 3
 
@@ -73,12 +78,15 @@ class DurationHistory:
 class HistoryCache:
     """Per-process cache of :class:`DurationHistory` by (cluster, datasource, task type), with a TTL.
 
-    Thread-safe: triggers (one event loop) and worker threads may share it. A miss is cached too, so a datasource
-    without history is not asked again on every wait.
+    Thread-safe: triggers (one event loop) and worker threads may share it. A miss is cached too, for a shorter
+    while (``miss_ttl``), so a datasource without history is not asked again on every wait.
     """
 
-    def __init__(self, ttl: float = HISTORY_TTL, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, ttl: float = HISTORY_TTL, clock: Callable[[], float] = time.monotonic, miss_ttl: float = MISS_TTL
+    ) -> None:
         self.ttl = ttl
+        self.miss_ttl = miss_ttl
         self.clock = clock
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, str, str], tuple[float, DurationHistory | None]] = {}
@@ -87,7 +95,7 @@ class HistoryCache:
         """(found and fresh, the history or None)."""
         with self._lock:
             entry = self._entries.get(key)
-        if entry is None or self.clock() - entry[0] > self.ttl:
+        if entry is None or self.clock() - entry[0] > (self.ttl if entry[1] is not None else self.miss_ttl):
             return False, None
         return True, entry[1]
 
@@ -121,3 +129,35 @@ def task_history(
     history = DurationHistory.of(ingestion_durations(tasks))
     store.put(key, history)
     return history
+
+
+class HandoffLatencies:
+    """Seconds from a task's SUCCESS to its data being queryable, per (cluster, datasource), as this process saw
+    them: the next handoff wait of that datasource takes its first look near the usual delay instead of at once
+    (a look right after SUCCESS always finds the segments not loaded yet)."""
+
+    def __init__(self, keep: int = 10) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._seen: dict[tuple[str, str], list[float]] = {}
+
+    def expected(self, key: tuple[str, str]) -> float | None:
+        """The 75th percentile of the recent delays (a first look then mostly finds the data served), or None
+        before two were seen."""
+        with self._lock:
+            seen = list(self._seen.get(key, ()))
+        return percentile(seen, 75) if len(seen) >= 2 else None
+
+    def record(self, key: tuple[str, str], seconds: float) -> None:
+        with self._lock:
+            seen = self._seen.setdefault(key, [])
+            seen.append(max(0.0, seconds))
+            del seen[: -self.keep]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._seen.clear()
+
+
+#: the process-wide handoff delays every client shares
+HANDOFF_LATENCIES = HandoffLatencies()

@@ -34,8 +34,14 @@ class PredictedSchedule:
 
     @property
     def step(self) -> float:
-        """Dense spacing: the latency budget, finer only when history is very tight and short."""
-        return max(1.0, min(self.latency, self.history.median / 4))
+        """Dense spacing: a quarter of the usual spread (a tight history needs few looks to hit the end), at least
+        a second or 0.5 % of the median run, at most the latency budget."""
+        spread = self.history.high - self.history.low
+        return min(self.latency, max(1.0, self.history.median / 200, spread / 4))
+
+    def near_end(self, running_for: float) -> bool:
+        """In the dense window around the expected end (a progress report there would only precede the final)."""
+        return self.history.low - self.step <= running_for
 
     def next_delay(self, running_for: float, polls_past_end: int = 0) -> float:
         """Seconds until the next look for a task that has been running ``running_for`` seconds."""

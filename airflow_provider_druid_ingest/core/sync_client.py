@@ -8,6 +8,7 @@ header across hosts); the exchange decides and the transport just sends.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import requests
@@ -74,13 +75,15 @@ class RequestsTransport:
         self.session.close()
 
 
-def drive_exchange(ex: Exchange, transport: RequestsTransport) -> Response:
+def drive_exchange(
+    ex: Exchange, transport: RequestsTransport, sleep: Callable[[float], None] = time.sleep
+) -> Response:
     reply: Response | DruidError | None = None
     try:
         while True:
             action = ex.send(reply)
             if isinstance(action, Sleep):
-                time.sleep(action.seconds)
+                sleep(action.seconds)
                 reply = None
             else:
                 try:
@@ -98,6 +101,7 @@ def drive(
     config: ClusterConfig,
     policy: RetryPolicy,
     on_progress: ProgressSink | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> T:
     """Run an operation to its value, throwing request errors back into it and handing Progress items to
     ``on_progress``."""
@@ -108,18 +112,18 @@ def drive(
             action = op.throw(error) if error is not None else op.send(reply)
             error, reply = None, None
             if isinstance(action, Sleep):
-                time.sleep(action.seconds)
+                sleep(action.seconds)
             elif isinstance(action, Progress):
                 if on_progress is not None:
                     on_progress(action.item)
             elif isinstance(action, StatusQuery | ServedQuery):
                 try:
-                    reply = drive(direct(action), transport, config, policy)
+                    reply = drive(direct(action), transport, config, policy, sleep=sleep)
                 except DruidError as exc:
                     error = exc
             elif isinstance(action, Request):
                 try:
-                    reply = drive_exchange(exchange(action, config, policy), transport)
+                    reply = drive_exchange(exchange(action, config, policy), transport, sleep)
                 except DruidError as exc:
                     error = exc
     except StopIteration as stop:
@@ -135,12 +139,16 @@ class DruidClient(ClientFacade[SyncMode]):
         config: ClusterConfig,
         retry: RetryPolicy | None = None,
         session: requests.Session | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        super().__init__(config, retry)
+        super().__init__(config, retry, clock)
         self.transport = RequestsTransport(config, session)
+        self.sleep = sleep  # with ``clock``: a simulated clock runs hours of waiting in seconds (benchmarks)
 
     def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
-        return drive(op, self.transport, self.config, self.retry, on_progress)
+        return drive(op, self.transport, self.config, self.retry, on_progress, self.sleep)
 
     def close(self) -> None:
         self.transport.close()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .exchange import Operation, Progress, Sleep
-from .history import task_history
+from .history import HANDOFF_LATENCIES, task_history
 from .models import HandoffResult, HandoffTarget, TaskStatus
 from .operations import gate_chunks, gate_look, handoff_target, lock_ceiling, observe_task, report_summary, target_for
 from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
@@ -95,7 +95,8 @@ def watch_task(
             running_since = _run_start(status, polls, previous_look, now)
         previous_look = now
         report = None
-        if status.runner_state == "RUNNING" and now - reported_at >= report_every:
+        near_end = planner is not None and running_since is not None and planner.near_end(now - running_since)
+        if status.runner_state == "RUNNING" and now - reported_at >= report_every and not near_end:
             report = yield from report_summary(task_id)
             reported_at = now
         yield Progress(TaskProgress(status, report))
@@ -129,23 +130,30 @@ def watch_handoff(
     deadline: float,
     schedule: PollSchedule | None = None,
     clock: Clock = time.time,
+    first_look: float = 0.0,
 ) -> Operation[HandoffOutcome]:
     """Check the gate until done (loaded, nothing, superseded), ``never``, or ``deadline``.
 
     The metadata store is read once, then every ``REREAD_EVERY`` looks (a later replace changes what must be
     served); between those a look is the ids-only served listing (and the Broker once served). Whether a missing
-    segment will never load is asked at the first pending look and then every ``NEVER_PROBE_EVERY`` seconds.
-    Yields each pending :class:`~.models.HandoffResult` as progress.
+    segment will never load is first asked at the second pending look (right after publishing nothing is loaded
+    yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds.
+    ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). Yields each
+    pending HandoffResult as progress.
     """
     schedule = schedule or PollSchedule()
     polls = 0
+    if first_look > 0:
+        yield Sleep(min(first_look, max(0.0, deadline - clock())))
     probed_at: float | None = None
+    pending_looks = 0
     chunks = yield from gate_chunks(target)
     while True:
-        probe = probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY
+        probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
         result: HandoffResult = yield from gate_look(target, chunks, probe_never=probe)
         if probe and result.missing:
             probed_at = clock()
+        pending_looks += 1
         if result.done or result.state == "never":
             return HandoffOutcome.of(target.task_id, target.datasource, result)
         yield Progress(result)
@@ -184,6 +192,11 @@ def watch_ingestion(
         target = yield from target_for(task.status, task.report, datasource, intervals, append, task.version_ceiling)
     else:
         target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
-    deadline = min(clock(), task_deadline) + handoff_timeout
-    handoff = yield from watch_handoff(target, deadline, schedule, clock)
+    ended = clock()
+    deadline = min(ended, task_deadline) + handoff_timeout
+    key = (cluster, target.datasource) if cluster else None
+    usual = HANDOFF_LATENCIES.expected(key) if key else None
+    handoff = yield from watch_handoff(target, deadline, schedule, clock, first_look=usual or 0.0)
+    if key and handoff.result is not None and handoff.result.state == "loaded":
+        HANDOFF_LATENCIES.record(key, clock() - ended)
     return IngestionOutcome(task, handoff)

@@ -32,10 +32,12 @@ def test_history_needs_a_few_successful_ingestions_and_ignores_subtasks() -> Non
 
 def test_sparse_early_dense_at_the_end_then_backing_off() -> None:
     plan = PredictedSchedule(history(590.0, 600.0, 610.0), PollSchedule(5, 60, 1.5), latency=15, sparse_cap=600)
-    assert plan.step == 15
-    assert plan.next_delay(0) == pytest.approx(582.5)  # first look just before the shortest run
-    assert plan.next_delay(585) == 15 and plan.next_delay(620) == 15  # dense through the longest
-    assert plan.next_delay(700, 1) == pytest.approx(33.75) and plan.next_delay(5000, 9) == 60  # then capped backoff
+    assert plan.step == 5  # a quarter of the 20 s spread
+    assert plan.next_delay(0) == pytest.approx(587.5)  # first look just before the shortest run
+    assert plan.next_delay(590) == 5 and plan.next_delay(614) == 5  # dense through the longest
+    assert plan.next_delay(700, 1) == pytest.approx(11.25) and plan.next_delay(5000, 9) == 60  # capped backoff
+    wide = PredictedSchedule(history(300.0, 600.0, 900.0), latency=15)
+    assert wide.step == 15  # never coarser than the latency budget
     long_plan = PredictedSchedule(history(3500.0, 3600.0, 3700.0))
     assert long_plan.next_delay(0) == 600  # never silent for more than sparse_cap
     short = PredictedSchedule(history(2.0, 2.0, 2.0))
@@ -44,12 +46,18 @@ def test_sparse_early_dense_at_the_end_then_backing_off() -> None:
 
 def test_the_cache_keeps_hits_and_misses_for_its_ttl() -> None:
     now = [0.0]
-    cache = HistoryCache(ttl=10, clock=lambda: now[0])
+    cache = HistoryCache(ttl=10, clock=lambda: now[0], miss_ttl=5)
     key = ("http://druid", "ds", "index_parallel")
     assert cache.get(key) == (False, None)
     cache.put(key, None)
-    assert cache.get(key) == (True, None)  # a miss is remembered too
-    now[0] = 11
+    assert cache.get(key) == (True, None)  # a miss is remembered too, for a shorter while
+    now[0] = 6
+    assert cache.get(key) == (False, None)
+    found = history(1.0, 2.0, 3.0)
+    cache.put(key, found)
+    now[0] = 15
+    assert cache.get(key) == (True, found)
+    now[0] = 17
     assert cache.get(key) == (False, None)
 
 
