@@ -54,7 +54,7 @@ class DruidDailyAsset:
 
 
 def _materialize(context: dg.AssetExecutionContext, config: DruidRunConfig, druid: DruidResource,
-                 template: SpecTemplate, options: WaitOptions) -> dg.MaterializeResult:
+                 template: SpecTemplate, options: WaitOptions) -> dg.MaterializeResult[Any]:
     window = PartitionWindow.of_context(context)
     with as_failures():
         plan = template.plan(window, idempotency_key_of(config, dict(context.run.tags)))
@@ -141,7 +141,7 @@ def druid_daily_asset(
         metadata={"druid/datasource": plan.datasource, "druid/peak_slots": plan.peak_slots,
                   "druid/mode": plan.mode},
     )
-    def ingest(context: dg.AssetExecutionContext, config: DruidRunConfig) -> dg.MaterializeResult:
+    def ingest(context: dg.AssetExecutionContext, config: DruidRunConfig) -> dg.MaterializeResult[Any]:
         return _materialize(context, config, getattr(context.resources, resource_key), template, options)
 
     check = handoff_check(ingest.key, partitions_def, resource_key, options, pool=check_pool)

@@ -13,6 +13,7 @@ The check learns what to wait for from the partition's latest materialization: t
 """
 
 import time
+from typing import Any
 
 import dagster as dg
 
@@ -59,7 +60,7 @@ def handoff_check(asset_key: dg.AssetKey, partitions_def: dg.PartitionsDefinitio
         with as_failures({TASK_ID_KEY: target.task_id}), druid.get_client() as client:
             outcome = client.watch_handoff(target, options.handoff_timeout, druid.poll_schedule(),
                                            on_progress=progress_logger(context.log, target.task_id))
-        metadata = {TASK_ID_KEY: target.task_id, "druid/waited_s": round(time.monotonic() - started, 3)}
+        metadata: dict[str, Any] = {TASK_ID_KEY: target.task_id, "druid/waited_s": round(time.monotonic() - started, 3)}
         if outcome.result is not None:
             metadata.update(handoff_metadata(outcome.result))
         try:

@@ -17,7 +17,7 @@ from airflow_provider_druid_ingest.core.sync_client import DruidClient
 __all__ = ["DruidResource"]
 
 
-class DruidResource(dg.ConfigurableResource):  # type: ignore[misc]
+class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # generic only for Dagster
     """One Druid cluster: a Router URL (or Coordinator-as-Overlord), or per-service URLs.
 
     ``get_client()`` returns a new core ``DruidClient``; use it as a context manager so its HTTP session closes.

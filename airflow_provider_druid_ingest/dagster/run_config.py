@@ -14,7 +14,7 @@ __all__ = ["IDEMPOTENCY_TAG", "DruidRunConfig", "idempotency_key_of"]
 IDEMPOTENCY_TAG = "druid/idempotency_key"
 
 
-class DruidRunConfig(dg.Config):  # type: ignore[misc]
+class DruidRunConfig(dg.Config):
     """Run config of the Druid asset and the submit op."""
 
     idempotency_key: str = ""
