@@ -7,12 +7,16 @@ Pass the password as ``dg.EnvVar("DRUID_PASSWORD")``: Dagster then stores only t
 config, and the core keeps the value in a ``Secret`` that never prints.
 """
 
+from typing import TYPE_CHECKING
+
 import dagster as dg
 from pydantic import Field
 
 from airflow_provider_druid_ingest.core.config import ClusterConfig
 from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
-from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
+if TYPE_CHECKING:  # requests is imported by the first client, not by loading a code location
+    from airflow_provider_druid_ingest.core.sync_client import DruidClient
 
 __all__ = ["DruidResource"]
 
@@ -71,6 +75,8 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
     def poll_schedule(self) -> PollSchedule:
         return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
 
-    def get_client(self, retry: RetryPolicy | None = None) -> DruidClient:
+    def get_client(self, retry: RetryPolicy | None = None) -> "DruidClient":
         """A new core client (``with resource.get_client() as druid: ...``); ``retry`` overrides the policy."""
+        from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
         return DruidClient(self.cluster_config(), retry or self.retry_policy())

@@ -7,10 +7,12 @@ Kubernetes, into that in the step's main thread, also in multiprocess step worke
 drives is then shut down, because a terminated run frees its concurrency slot while Druid would keep working.
 """
 
+from __future__ import annotations  # no assets, ops or checks are defined here
+
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import dagster as dg
 
@@ -21,10 +23,12 @@ from airflow_provider_druid_ingest.core.options import check_on_never
 from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
 from airflow_provider_druid_ingest.core.plan import IngestionPlan
 from airflow_provider_druid_ingest.core.retry import RetryPolicy
-from airflow_provider_druid_ingest.core.sync_client import DruidClient
 from airflow_provider_druid_ingest.core.waits import TaskProgress
 
-from .resource import DruidResource
+if TYPE_CHECKING:
+    from airflow_provider_druid_ingest.core.sync_client import DruidClient
+
+    from .resource import DruidResource
 
 __all__ = ["Log", "WaitOptions", "check_capacity", "first_look", "progress_logger", "shutdown", "submit",
            "watch_task"]
