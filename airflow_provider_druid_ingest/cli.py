@@ -1,7 +1,7 @@
 """``druid-ingest`` (also ``python -m airflow_provider_druid_ingest``): an operator's command line over the core.
 
     druid-ingest validate SPEC [--interval I ...] [--input LOC ...] [--datasource DS] [--var K=V ...]
-    druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--apply]
+    druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest check-dags --dags FOLDER [--url URL]
 
@@ -93,10 +93,16 @@ def cmd_pool(args: argparse.Namespace) -> int:
                          f"{max(0, usable)} ({capacity.total_slots} minus headroom {args.headroom}); {fix}")
         _emit(args, data, [*lines, f"error: {data['error']}"])
         return 1
-    command = ["airflow", "pools", "set", args.name, str(size * per_task), "Druid task slots", "--include-deferred"]
-    data.update(pool_slots=size * per_task, command=command, applied=False)
-    lines += [f"pool: {size} concurrent ingestion(s) x {per_task} slot(s) = {size * per_task} slots",
-              " ".join(command[:5]) + f' "{command[5]}" ' + command[6]]
+    if args.orchestrator == "dagster":  # a Dagster pool counts steps (one slot each): the limit is N itself
+        command = ["dagster", "instance", "concurrency", "set", args.name, str(size)]
+        data.update(pool_slots=size, command=command, applied=False)
+        lines += [f"pool: {size} concurrent ingestion(s) of {per_task} Druid slot(s) each", " ".join(command)]
+    else:
+        command = ["airflow", "pools", "set", args.name, str(size * per_task), "Druid task slots",
+                   "--include-deferred"]
+        data.update(pool_slots=size * per_task, command=command, applied=False)
+        lines += [f"pool: {size} concurrent ingestion(s) x {per_task} slot(s) = {size * per_task} slots",
+                  " ".join(command[:5]) + f' "{command[5]}" ' + command[6]]
     if args.apply:
         data["applied"], message = _apply_pool(command)
         lines.append(message)
@@ -109,11 +115,13 @@ def cmd_pool(args: argparse.Namespace) -> int:
 
 
 def _apply_pool(command: list[str]) -> tuple[bool, str]:
-    """Run ``airflow pools set`` (the deployment's own CLI, so its config and database are the ones used)."""
-    airflow = shutil.which("airflow") or os.path.join(os.path.dirname(sys.executable), "airflow")
-    if not os.path.exists(airflow):
-        return False, "error: --apply needs the airflow CLI on PATH (run this where Airflow is installed)"
-    done = subprocess.run([airflow, *command[1:]], capture_output=True, text=True, timeout=300)
+    """Run ``airflow pools set`` or ``dagster instance concurrency set`` (the deployment's own CLI, so its config
+    and database, or ``$DAGSTER_HOME`` instance, are the ones used)."""
+    tool = command[0]
+    found = shutil.which(tool) or os.path.join(os.path.dirname(sys.executable), tool)
+    if not os.path.exists(found):
+        return False, f"error: --apply needs the {tool} CLI on PATH (run this where {tool.capitalize()} is installed)"
+    done = subprocess.run([found, *command[1:]], capture_output=True, text=True, timeout=300)
     output = (done.stdout + done.stderr).strip().splitlines()
     last = output[-1] if output else ""
     return done.returncode == 0, (f"applied: {last}" if done.returncode == 0 else f"error: {last}")
@@ -171,12 +179,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--datasource")
     v.add_argument("--var", action="append", help="K=V for Jinja text templates (repeatable)")
     v.set_defaults(func=cmd_validate)
-    p = command("pool", "size an Airflow pool from Druid's task slots (never one the cluster cannot serve)")
+    p = command("pool", "size an Airflow or Dagster pool from Druid's task slots (never one the cluster cannot "
+                        "serve)")
     p.add_argument("--url", required=True)
     p.add_argument("--spec", help="spec whose peak slots (k+1) one ingestion needs; default 1")
     p.add_argument("--headroom", type=int, default=0, help="slots to leave for other work (compaction...)")
-    p.add_argument("--name", default="druid_ingest", help="the Airflow pool's name (default druid_ingest)")
-    p.add_argument("--apply", action="store_true", help="also run `airflow pools set ... --include-deferred`")
+    p.add_argument("--name", default="druid_ingest", help="the pool's name (default druid_ingest)")
+    p.add_argument("--for", dest="orchestrator", choices=("airflow", "dagster"), default="airflow",
+                   help="airflow: pool slots = N x (k+1); dagster: concurrency pool limit = N (default airflow)")
+    p.add_argument("--apply", action="store_true",
+                   help="also run `airflow pools set ... --include-deferred` (or `dagster instance concurrency set`)")
     p.set_defaults(func=cmd_pool)
     t = command("timeouts", "recommend a task_timeout from completed ingestion durations (subtasks excluded)")
     t.add_argument("--url", required=True)
