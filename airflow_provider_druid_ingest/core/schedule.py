@@ -47,7 +47,7 @@ class PredictedSchedule:
         """Seconds until the next look for a task that has been running ``running_for`` seconds."""
         first = max(0.0, self.history.low - self.step / 2)
         last = self.history.longest + self.step
-        if running_for < first:
+        if running_for < first - self.step / 4:  # closer than that to the first look: it is the dense window
             return min(first - running_for, self.sparse_cap)
         if running_for < last:
             return self.step

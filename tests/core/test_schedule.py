@@ -86,3 +86,12 @@ def test_a_wait_with_history_polls_far_less_than_the_fixed_schedule(fake_druid_f
     CACHE.clear()
     blind = polls_for("blind", False)
     assert predicted <= 4 < blind, (predicted, blind)  # a look at the start, then around the expected end
+
+
+def test_never_a_vanishing_delay_just_before_the_first_look() -> None:
+    """A look a hair before the planned first one must not plan another look a hair later (on an epoch clock a
+    1e-7 s sleep does not even move time forward)."""
+    plan = PredictedSchedule(history(588.9, 596.8, 600.2))
+    first = plan.history.low - plan.step / 2
+    assert plan.next_delay(first - 1e-7) >= 1.0
+    assert all(plan.next_delay(t / 10) >= min(1.0, first - t / 10) for t in range(0, 7000))
