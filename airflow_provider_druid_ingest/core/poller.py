@@ -40,7 +40,7 @@ class SharedPoller:
     """Batches :class:`~.shared.StatusQuery` and :class:`~.shared.ServedQuery` of one loop's waits per tick.
 
     ``run`` executes one operation with the shared client (its retry policy and session). ``stats`` counts the
-    requests made, by kind (``bulk``, ``status``, ``served``), for tests and benchmarks.
+    requests made, by kind (``bulk``, ``status``, ``served``), and the status reads ``answered``.
     """
 
     def __init__(self, run: Runner, tick: float = DEFAULT_TICK) -> None:
@@ -94,6 +94,7 @@ class SharedPoller:
             for futures in waiting.values():
                 _settle(futures, error=exc)
             return
+        self.stats["answered"] += sum(len(futures) for futures in waiting.values())
         for task_id, futures in waiting.items():
             status = found.get(task_id)
             if status is None:

@@ -89,6 +89,16 @@ class DruidWaitTrigger(BaseTrigger):
         async with shared_client(config, hook.retry, make=lambda: candidate) as client:
             yield client
 
+    def _log_shared_reads(self, client: AsyncDruidClient) -> None:
+        """What this triggerer's shared poller has done so far (how many waits one bulk call served)."""
+        stats = client.poller.stats if client.poller is not None else None
+        if stats:
+            self.log.info(
+                "Shared Druid reads on this triggerer so far: %d bulk status call(s) answering %d status read(s), "
+                "%d single status GET(s), %d served-inventory read(s)",
+                stats["bulk"], stats["answered"], stats["status"], stats["served"],
+            )
+
     async def run(self) -> AsyncIterator[TriggerEvent]:
         yield TriggerEvent(await self._watch())
 

@@ -36,6 +36,7 @@ class DruidHandoffTrigger(DruidWaitTrigger):
             async with self._client() as client:
                 wait = self.end_time - time.time()
                 outcome = await client.watch_handoff(target, wait, self.schedule, self._log_result)
+                self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise
             from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
 

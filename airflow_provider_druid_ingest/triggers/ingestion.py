@@ -51,6 +51,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
                     self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
                     handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
                 )
+                self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise
             from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome, TaskOutcome
 

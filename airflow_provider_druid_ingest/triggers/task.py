@@ -53,6 +53,7 @@ class DruidTaskTrigger(DruidWaitTrigger):
                 outcome = await client.watch_task(
                     self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
                 )
+                self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise: the task decides what to do
             from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
 
