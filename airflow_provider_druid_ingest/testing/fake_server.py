@@ -22,7 +22,7 @@ from aiohttp import web
 
 from . import fake_broker, fake_coordinator, fake_overlord
 from .fake_faults import Fault, FaultList, apply
-from .fake_http import UNSECURED, Ctx, Forbidden, authenticate, forbidden, jetty_page
+from .fake_http import UNSECURED, Ctx, Forbidden, authenticate, forbidden, gzip_if_accepted, jetty_page
 from .fake_state import ClusterState
 from .fake_tasks import FakeTask, TaskPlan
 from .fake_time import parse_interval
@@ -242,7 +242,7 @@ class FakeDruid:
             if resp is not None:
                 return resp
         try:
-            return await self._handle(request, rec, raw_path)
+            return gzip_if_accepted(request, await self._handle(request, rec, raw_path))
         except Forbidden:
             return forbidden()
         except Exception:  # a bug in the fake: answer like Jetty would, keep serving
