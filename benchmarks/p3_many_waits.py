@@ -7,13 +7,15 @@ Per size, two ways of waiting, each for the same measuring window on long-runnin
 * ``after``: every wait uses the loop's shared client (``core.async_client.shared_client``): one session, and a
   poller that answers all status reads of a tick with one ``POST /druid/indexer/v1/taskStatus``.
 
-Measured: RSS growth of the measuring process (a fresh one per size and variant) while the waits run, over its
-RSS before they started; the event loop's lag p99 (a 10 ms ticker: how late it wakes); Overlord requests per
-minute as the fake counts them, the status reads they carried, and status calls per 1 s tick. The fake runs in
-its own process so its memory and CPU stay out of the numbers (it is single-threaded Python: at the largest
+Measuring starts once every wait has made its first look (a full ``GET /status``: the bulk answer lacks
+createdTime and the datasource), so the window sees the steady state. Measured: RSS growth of the measuring
+process (a fresh one per size and variant) while the waits run, over its RSS before they started; the event
+loop's lag p99 (a 10 ms ticker: how late it wakes); Overlord requests per minute as the fake counts them, the
+status reads they carried, and status calls per 1 s tick. The fake runs in its own process so its memory and
+CPU stay out of the numbers (it is single-threaded Python: at the largest
 sizes ``before`` asks faster than it answers, so its request rate is what the fake could serve).
 
-    .venv/bin/python benchmarks/p3_many_waits.py [--sizes 10 100 1000 5000] [--window 30]
+    .venv/bin/python benchmarks/p3_many_waits.py [--sizes 10 100 1000 5000] [--window 20] [--warmup 10]
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ sys.path.insert(0, str(HERE))
 from benchlib import machine, print_machine, print_table, write_results  # noqa: E402
 
 SCHEDULE = (5.0, 60.0, 1.5)  # the waits' fixed schedule: 5 s growing x1.5 to 60 s
+MAX_WARMUP = 180.0  # seconds: at most this long for every wait's first look before measuring anyway
 
 
 def serve(conn: Any) -> None:
@@ -114,9 +117,16 @@ async def measure(url: str, ids: list[str], shared: bool, window: float, warmup:
     base = rss_mb()
     watch = asyncio.create_task(ticker())
     waits = [asyncio.create_task((one_shared if shared else one_own)(i)) for i in ids]
-    await asyncio.sleep(warmup)  # let every wait start and make its first looks, then measure
-    conn.send("count")
-    counted, started = conn.recv(), time.monotonic()
+    # let every wait start and make its first look (a full GET /status each), then measure the steady state
+    began = time.monotonic()
+    while True:
+        await asyncio.sleep(1.0)
+        conn.send("count")
+        counted = conn.recv()
+        waited = time.monotonic() - began
+        if waited >= warmup and (counted["status"] >= len(ids) or waited >= MAX_WARMUP):
+            break
+    started = time.monotonic()
     late.clear()
     peak = rss_mb()
     while time.monotonic() - started < window:
@@ -161,9 +171,10 @@ def in_fresh_process(url: str, ids: list[str], shared: bool, window: float, warm
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 5000])
-    parser.add_argument("--window", type=float, default=30.0, help="seconds measured per size and variant")
+    parser.add_argument("--window", type=float, default=20.0, help="seconds measured per size and variant")
     parser.add_argument("--variants", nargs="+", choices=["before", "after"], default=["before", "after"])
-    parser.add_argument("--warmup", type=float, default=20.0, help="seconds before measuring (first looks)")
+    parser.add_argument("--warmup", type=float, default=10.0,
+                        help="seconds at least before measuring (and until every wait made its first look)")
     args = parser.parse_args()
     info = machine("aiohttp")
     print_machine(info)
