@@ -90,3 +90,14 @@ def test_ca_bundle_verifies(https_druid: FakeDruid, make_client, tls_files) -> N
 def test_verify_false_is_an_explicit_opt_out(https_druid: FakeDruid, make_client) -> None:
     client = make_client(https_druid.url, verify=False)
     assert client.is_leader() is True
+
+
+def test_a_host_name_the_certificate_does_not_list_is_named(https_druid: FakeDruid, make_client, tls_files) -> None:
+    # the certificate names only the IP 127.0.0.1; "localhost" reaches the same socket but is not in it
+    url = https_druid.url.replace("127.0.0.1", "localhost")
+    client = make_client(url, ca_bundle=str(tls_files[0]))
+    with pytest.raises(DruidTLSError) as info:
+        client.is_leader()
+    text = str(info.value)
+    assert "does not name that host" in text and "Hostname mismatch" in text and "subjectAltName" in text
+    assert https_druid.requests == []
