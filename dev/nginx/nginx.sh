@@ -36,23 +36,28 @@ nginx_bin() {
   command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
 }
 
-install_nginx() {
-  [ -n "$(nginx_bin)" ] && return 0
-  log "nginx is missing: installing the Debian package (apt-get install -y nginx)"
-  command -v apt-get >/dev/null || die "nginx is not installed and apt-get is not available: install nginx yourself"
+install_packages() {
+  # nginx and openssl from Debian when missing; loud failure when that is impossible
+  local missing=()
+  [ -n "$(nginx_bin)" ] || missing+=(nginx)
+  command -v openssl >/dev/null || missing+=(openssl)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "missing: ${missing[*]}: installing the Debian package(s) with apt-get"
+  command -v apt-get >/dev/null || die "${missing[*]} not installed and apt-get is not available: install them yourself"
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
-  # policy-rc.d may refuse to start the system service; that is fine: we never use it
-  $sudo apt-get install -y nginx >"$VAR/apt-get.log" 2>&1 \
-    || { $sudo apt-get update >>"$VAR/apt-get.log" 2>&1 && $sudo apt-get install -y nginx >>"$VAR/apt-get.log" 2>&1; } \
-    || die "apt-get install -y nginx failed (see $VAR/apt-get.log)"
+  # policy-rc.d may refuse to start the system service: fine, it is never used
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y "${missing[@]}" >"$VAR/apt-get.log" 2>&1 \
+    || { $sudo apt-get update >>"$VAR/apt-get.log" 2>&1 && $sudo apt-get install -y "${missing[@]}" >>"$VAR/apt-get.log" 2>&1; } \
+    || { tail -n 20 "$VAR/apt-get.log" >&2; die "apt-get install -y ${missing[*]} failed (log: $VAR/apt-get.log)"; }
   [ -n "$(nginx_bin)" ] || die "apt-get installed nginx but no nginx binary is on PATH or in /usr/sbin"
+  command -v openssl >/dev/null || die "apt-get installed openssl but it is not on PATH"
 }
 
 make_pki() {
   # a CA made here, and a server certificate for 127.0.0.1 and localhost signed by it (made once)
   [ -s "$VAR/pki/server.pem" ] && [ -s "$VAR/pki/ca.pem" ] && return 0
-  command -v openssl >/dev/null || die "openssl is required to make the dev CA"
   mkdir -p "$VAR/pki"
   local pki="$VAR/pki"
   openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -sha256 -days 3650 \
@@ -116,7 +121,11 @@ pid_alive() {
 wait_ready() {
   local deadline=$((SECONDS + 20))
   while [ $SECONDS -lt $deadline ]; do
-    if curl -fsS --cacert "$VAR/pki/ca.pem" "$TLS_URL/status/health" >/dev/null 2>&1; then return 0; fi
+    if python3 - "$TLS_URL/status/health" "$VAR/pki/ca.pem" <<'EOF' 2>/dev/null; then return 0; fi
+import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+sys.exit(urllib.request.urlopen(sys.argv[1], timeout=3, context=ctx).read().strip() != b"true")
+EOF
     sleep 0.3
   done
   tail -n 20 "$VAR/logs/error.log" >&2 || true
@@ -126,7 +135,7 @@ wait_ready() {
 start() {
   mkdir -p "$VAR/logs" "$VAR/tmp"
   chmod 755 "$VAR" "$VAR/logs" "$VAR/tmp"
-  install_nginx
+  install_packages
   make_pki
   make_users
   write_conf
