@@ -19,8 +19,10 @@ for tool in java mvn; do
 done
 druid_started=0
 airflow_started=0
+nginx_started=0
 cleanup() {
   if [ "$airflow_started" = 1 ]; then bash dev/airflow/airflow.sh stop || true; fi
+  if [ "$nginx_started" = 1 ]; then bash dev/nginx/nginx.sh stop || true; fi
   if [ "$druid_started" = 1 ]; then bash dev/druid/druid.sh stop || true; fi
 }
 trap cleanup EXIT
@@ -34,6 +36,15 @@ if [ "${DRUID_E2E:-1}" = 1 ]; then
   fi
   bash dev/druid/druid.sh wait 600
   export DRUID_E2E_URL="$druid_url"
+  # nginx (TLS, basic auth, read-only user, cross-host 307) in front of it for tests/e2e/test_tls_*.py
+  if bash dev/nginx/nginx.sh status >/dev/null 2>&1; then
+    echo "test: the dev nginx already runs: using it (not stopped afterwards)"
+  else
+    nginx_started=1
+  fi
+  t_nginx=$SECONDS
+  DRUID_URL="$druid_url" bash dev/nginx/nginx.sh start
+  echo "test: nginx harness ready in $((SECONDS - t_nginx))s"
 fi
 start_deployment() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0

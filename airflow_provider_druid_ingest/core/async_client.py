@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 import ssl
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +17,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 
+from .advice import connect_message, ssl_reason, tls_message
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
 from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
@@ -39,6 +42,13 @@ def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
         return ssl.create_default_context(cafile=config.ca_bundle)
     urls = (config.url, config.overlord_url, config.coordinator_url, config.broker_url)
     return ssl.create_default_context() if any((u or "").startswith("https:") for u in urls) else True
+
+
+def _os_reason(error: OSError) -> str:
+    """``[Errno 111] Connection refused`` from aiohttp's OSError (its strerror is "Connect call failed (...)")."""
+    if isinstance(error, socket.gaierror) or not error.errno:
+        return f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
+    return f"[Errno {error.errno}] {os.strerror(error.errno)}"
 
 
 class AiohttpTransport:
@@ -73,12 +83,15 @@ class AiohttpTransport:
                 hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False
             ) as resp:
                 body = await resp.read()
-                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method)
+                sent = "Authorization" in headers
+                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent)
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
-            reason = getattr(exc, "certificate_error", None) or type(exc).__name__
-            raise DruidTLSError(f"TLS handshake failed: {reason}", method=hc.method, url=hc.url) from None
+            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
         except asyncio.TimeoutError:
             raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
+        except aiohttp.ClientConnectorError as exc:
+            reason = _os_reason(exc.os_error)
+            raise DruidConnectionError(connect_message(reason, hc.url), method=hc.method, url=hc.url) from None
         except aiohttp.ClientError as exc:
             reason = type(exc).__name__
             raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None

@@ -18,6 +18,7 @@ __all__ = [
     "COORD",
     "EPOCH",
     "INDEXER",
+    "PROBE_TASK_ID",
     "HealthService",
     "active_locks",
     "broker_candidates",
@@ -31,6 +32,7 @@ __all__ = [
     "parse_handoff_complete",
     "parse_health",
     "parse_is_leader",
+    "parse_permitted",
     "parse_reports",
     "parse_served_segments",
     "parse_shutdown",
@@ -124,6 +126,18 @@ def parse_status(resp: Response, req: Request) -> TaskStatus:
 def bulk_status(task_ids: list[str]) -> Request:
     """druid-contract §bulk-status. Needs STATE WRITE; callers fall back to per-task GETs when refused."""
     return Request("POST", "overlord", f"{INDEXER}/taskStatus", json_body=list(task_ids))
+
+
+#: a task id no ingestion of this package produces (its ids end with a hash), for permission probes
+PROBE_TASK_ID = "__druid_ingest_permission_probe__"
+
+
+def parse_permitted(resp: Response, req: Request) -> bool:
+    """False for 403 (authenticated, not permitted), True for any 2xx; anything else raises as usual."""
+    if resp.status == 403:
+        return False
+    raise_for_status(resp, req)
+    return True
 
 
 def parse_bulk_status(resp: Response, req: Request) -> dict[str, TaskStatus]:

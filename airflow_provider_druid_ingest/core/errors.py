@@ -162,7 +162,7 @@ class DruidRetriesExhaustedError(DruidError):
         self.attempts = attempts
         self.elapsed_s = elapsed_s
         super().__init__(
-            f"gave up after {attempts} attempt(s) in {elapsed_s:.1f}s; last error: {last}",
+            f"gave up after {attempts} attempt(s) in {elapsed_s:.1f}s; last error: {last.message}",
             status=last.status,
             method=last.method,
             url=last.url,

@@ -101,6 +101,15 @@ class EndpointCalls(ClientBase[Mode]):
         return self._run(ops.bulk_status(task_ids))
 
     @overload
+    def state_write_permitted(self: EndpointCalls[SyncMode]) -> bool: ...
+    @overload
+    def state_write_permitted(self: EndpointCalls[AsyncMode]) -> Awaitable[bool]: ...
+    def state_write_permitted(self) -> Any:
+        """Whether the login has STATE WRITE (bulk status, active locks): one bulk status read of an id no task
+        has. False means the waits read status per task; submitting needs DATASOURCE WRITE, checked on submit."""
+        return self._run(call(ep.bulk_status([ep.PROBE_TASK_ID]), ep.parse_permitted))
+
+    @overload
     def report(self: EndpointCalls[SyncMode], task_id: str) -> dict[str, Any] | None: ...
     @overload
     def report(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[dict[str, Any] | None]: ...

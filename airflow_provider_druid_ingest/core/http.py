@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urljoin
 
+from .advice import auth_message, bad_request_hint
 from .config import ClusterConfig, Service, netloc_of
 from .errors import (
     DruidAuthError,
@@ -97,6 +98,8 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
     url: str = ""
     method: str = "GET"
+    #: whether this call carried the Authorization header (so a 401 can say "rejected" or "none sent")
+    sent_auth: bool = False
 
     @property
     def text(self) -> str:
@@ -183,9 +186,10 @@ def redirect_request_url(resp: Response, config: ClusterConfig, has_credentials:
     if has_credentials and netloc_of(target) not in config.trusted_netlocs():
         scheme, host, port = netloc_of(target)
         raise DruidRedirectError(
-            f"Druid redirected to {scheme}://{host}:{port}, which is not a configured cluster host, so "
-            f"credentials will not be sent there; point the connection at a Router (one base URL), or add "
-            f"'{host}:{port}' to trusted_hosts",
+            f"Druid redirected this call to {scheme}://{host}:{port}, a host that is not part of the connection, "
+            f"so it was stopped there and the login was not sent to it; point the connection at a Router (one "
+            f"base URL, no redirects) or at that host, or add '{host}:{port}' to the trusted_hosts extra if it "
+            f"belongs to your cluster",
             status=resp.status,
             method=resp.method,
             url=resp.url,
@@ -216,10 +220,10 @@ def raise_for_status(resp: Response, req: Request) -> None:
         dup = duplicate_task_id(resp)
         if dup is not None:
             raise DuplicateTaskIdError(dup, **kw)
-        raise DruidValidationError(f"Druid rejected the request: {msg}", **kw)
+        raise DruidValidationError(f"Druid rejected the request: {msg}{bad_request_hint(msg, resp.url)}", **kw)
     if resp.status in (401, 403):
-        what = "authentication failed" if resp.status == 401 else "not permitted"
-        raise DruidAuthError(f"Druid {what}: {msg}", **kw)
+        server_said = resp.druid_message()
+        raise DruidAuthError(auth_message(resp.status, req.method, req.path, resp.sent_auth, server_said), **kw)
     if resp.status == 404:
         if req.task_id is not None and _UNKNOWN_TASK.search(resp.text):
             raise UnknownTaskError(req.task_id, **kw)

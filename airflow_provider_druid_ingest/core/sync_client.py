@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import requests
 
+from .advice import connect_message, ssl_reason, tls_message
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
 from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
@@ -26,16 +27,6 @@ __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "driv
 
 USER_AGENT = "airflow-provider-druid-ingest"
 T = TypeVar("T")
-
-
-def _ssl_reason(exc: BaseException) -> str:
-    """The innermost SSL reason (e.g. CERTIFICATE_VERIFY_FAILED), without the URL noise requests adds."""
-    text = str(exc)
-    for marker in ("CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "HOSTNAME_MISMATCH", "certificate"):
-        if marker in text:
-            start = text.find("[SSL")
-            return text[start:].split("'")[0].rstrip(")") if start >= 0 else marker
-    return type(exc).__name__
 
 
 class RequestsTransport:
@@ -63,13 +54,14 @@ class RequestsTransport:
                 allow_redirects=False,
             )
         except requests.exceptions.SSLError as exc:
-            raise DruidTLSError(f"TLS handshake failed: {_ssl_reason(exc)}", method=hc.method, url=hc.url) from None
+            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
         except requests.Timeout as exc:
             raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
         except requests.ConnectionError as exc:
-            reason = type(exc).__name__
-            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
-        return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method)
+            message = connect_message(str(exc) or type(exc).__name__, hc.url)
+            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+        sent = "Authorization" in headers
+        return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent)
 
     def close(self) -> None:
         self.session.close()

@@ -176,30 +176,47 @@ class DruidHook(BaseHook):
     # ---- UI "Test" button ---------------------------------------------------------------------
 
     def test_connection(self) -> tuple[bool, str]:
-        """Check ``/status/health``, Overlord leadership, and the credentials (on ``/workers``).
+        """Check ``/status/health``, Overlord leadership, the login (on ``/workers``) and STATE WRITE.
 
-        Health and ``isLeader`` are unsecured in Druid, so the worker listing is what proves the login:
-        401 fails the test; 403 (authenticated, but no STATE READ) passes with a note.
+        Health and ``isLeader`` are unsecured in Druid, so the worker listing is what proves the login: 401 fails
+        the test; 403 (logged in, no STATE READ) passes with a note, and so does a login without STATE WRITE
+        (status is then read per task). Each failure names the step, the URL, the cause and what to change.
         """
-        from airflow_provider_druid_ingest.core.errors import DruidAuthError
+        from airflow_provider_druid_ingest.core.errors import DruidAuthError, DruidRetriesExhaustedError
         from airflow_provider_druid_ingest.core.retry import RetryPolicy
         from airflow_provider_druid_ingest.core.sync_client import DruidClient
 
+        step = "reading the connection"
         try:
             config = self.get_config()
             where = config.base_url("overlord")
+            notes: list[str] = []
             with DruidClient(config, self.retry or RetryPolicy(max_attempts=2, deadline=15.0)) as client:
+                step = "the health check (GET /status/health)"
                 if not client.health("overlord"):
-                    return False, f"Druid at {where} reports itself unhealthy"
+                    return False, f"Druid at {where} reports itself unhealthy (GET /status/health is not true)"
+                step = "the leader check (GET /druid/indexer/v1/isLeader)"
                 if not client.is_leader():
-                    return False, f"{where} answers but is not the Overlord leader"
+                    return False, (f"{where} answers but is not the Overlord leader: point the connection at a "
+                                   "Router or at the leading Overlord")
+                step = "the login check (GET /druid/indexer/v1/workers)"
                 try:
                     capacity = client.capacity()
-                    slots = f"{capacity.free_slots}/{capacity.total_slots} task slots free"
+                    notes.append(f"{capacity.free_slots}/{capacity.total_slots} task slots free")
                 except DruidAuthError as exc:
                     if exc.status != 403:
                         raise
-                    slots = "credentials accepted (no STATE READ permission to list workers)"
+                    notes.append("login accepted, but it may not list workers (no STATE READ)")
+                step = "the permission check (POST /druid/indexer/v1/taskStatus)"
+                if not client.state_write_permitted():
+                    notes.append(
+                        "note: this login has no STATE WRITE (Druid answered 403 to POST "
+                        "/druid/indexer/v1/taskStatus), so task status is read one task at a time; submitting "
+                        "and shutting down tasks need DATASOURCE WRITE on each datasource, which Druid checks "
+                        "only on submit (a read-only user gets 403 there)"
+                    )
+        except DruidRetriesExhaustedError as exc:
+            return False, f"Druid connection test failed at {step}: {exc.last} ({exc.attempts} attempts)"
         except (DruidError, ValueError) as exc:
-            return False, f"Druid connection failed: {exc}"
-        return True, f"Connected to Druid at {where}: healthy, Overlord leader, {slots}"
+            return False, f"Druid connection test failed at {step}: {exc}"
+        return True, f"Connected to Druid at {where}: healthy, Overlord leader, " + "; ".join(notes)

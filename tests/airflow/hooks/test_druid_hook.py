@@ -21,7 +21,8 @@ def test_connection_passes_against_the_fake_and_fails_clearly_on_a_closed_port(d
     monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(f"http://127.0.0.1:{port}"))
     ok, message = DruidHook().test_connection()
     assert not ok
-    assert "connection failed" in message and f"127.0.0.1:{port}" in message
+    assert "connection refused, nothing listens there" in message and f"127.0.0.1:{port}" in message
+    assert "health check" in message
     assert PASSWORD not in message
 
 

@@ -95,7 +95,7 @@ async def test_error_event_on_unreachable_port(monkeypatch):
     trigger = DruidTaskTrigger(druid_task_id="ingest_wiki_x", retry={"max_attempts": 1}, **FAST)
     event = await first_event(trigger)
     assert event["status"] == "error"
-    assert "connection failed" in event["message"]
+    assert "could not connect" in event["message"]
 
 
 async def test_on_kill_shuts_down_once_and_honours_flag(druid_conn):

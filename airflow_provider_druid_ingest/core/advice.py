@@ -1,0 +1,145 @@
+"""Words for the failures a user can fix themselves: an untrusted certificate, a wrong login, a missing
+permission, nothing listening on the port. Pure functions, shared by both transports and the error mapping, so
+the sync client, the async client, the Airflow "Test" button and the Dagster face say the same thing.
+
+Each message names the host or call, the cause, and what to change. None of them ever holds a credential: the
+inputs are URLs without user-info, request paths, and server or OS reason texts.
+"""
+
+from __future__ import annotations
+
+import re
+import ssl
+from urllib.parse import urlsplit
+
+__all__ = [
+    "auth_message",
+    "bad_request_hint",
+    "connect_message",
+    "hostport",
+    "needed_permission",
+    "ssl_reason",
+    "tls_message",
+]
+
+# (method, path regex, permission Druid checks); druid-contract §auth-tls
+_PERMISSIONS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (method, re.compile(pattern), permission)
+    for method, pattern, permission in (
+        ("POST", r"/druid/indexer/v1/task$", "WRITE on the datasource (DATASOURCE WRITE)"),
+        ("POST", r"/druid/indexer/v1/task/[^/]+/shutdown$", "WRITE on the task's datasource (DATASOURCE WRITE)"),
+        ("POST", r"/druid/indexer/v1/taskStatus$", "STATE WRITE"),
+        ("POST", r"/druid/indexer/v1/activeLocks$", "STATE WRITE"),
+        ("GET", r"/druid/indexer/v1/workers$", "STATE READ"),
+        ("GET", r"/druid/indexer/v1/task/", "READ on the task's datasource (DATASOURCE READ)"),
+        ("GET", r"/druid/indexer/v1/tasks$", "READ on the datasource (DATASOURCE READ)"),
+        ("GET", r"/druid/coordinator/v1/", "READ on the datasource (DATASOURCE READ)"),
+        ("POST", r"/druid/v2/sql", "READ on every datasource or system table the query reads"),
+    )
+)
+
+
+def hostport(url: str) -> str:
+    """``host:port`` of a URL (default port filled in), for naming where something failed."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.hostname or '?'}:{port}"
+
+
+def needed_permission(method: str, path: str) -> str | None:
+    """The Druid permission a call needs, when it is one this package makes."""
+    path = path.split("?", 1)[0]
+    for want, pattern, permission in _PERMISSIONS:
+        if method.upper() == want and pattern.search(path):
+            return permission
+    return None
+
+
+def auth_message(status: int, method: str, path: str, sent_auth: bool, server_said: str) -> str:
+    """401: the login is wrong or missing; 403: the login is fine but the user may not do this."""
+    said = f' (server said: "{server_said}")' if server_said else ""
+    if status == 401:
+        if sent_auth:
+            return (f"Druid rejected the login: the user name and password were sent and refused{said}; check the "
+                    "connection's Login and Password (Druid basic auth)")
+        return (f"Druid requires a login and none was sent{said}: set Login and Password on the connection (or "
+                "username and password in ClusterConfig)")
+    need = needed_permission(method, path)
+    what = f"{method} {path}" + (f", which needs {need}" if need else "")
+    return (f"Druid refused the request: the login is valid but this user is not permitted to call {what}{said}; "
+            "ask a Druid administrator to grant it, or use a user that has it")
+
+
+def tls_message(reason: str, url: str) -> str:
+    """A failed TLS handshake, by cause. ``reason`` is the SSL library's text (e.g. CERTIFICATE_VERIFY_FAILED)."""
+    where = hostport(url)
+    low = reason.lower()
+    if "mismatch" in low or "doesn't match" in low or "not valid for" in low:
+        return (f"the TLS certificate of {where} does not name that host ({reason}): connect with a host name the "
+                "certificate lists in its subjectAltName, or get a certificate for this name")
+    if "expired" in low:
+        return f"the TLS certificate of {where} has expired ({reason}): the server needs a renewed certificate"
+    if "certificate_verify_failed" in low or "certificate verify failed" in low or "self-signed" in low \
+            or "self signed" in low or "issuer" in low:
+        return (f"the TLS certificate of {where} is not signed by a CA this client trusts ({reason}): set the "
+                "connection's ca_bundle extra (ClusterConfig.ca_bundle) to the PEM file of the CA that signed it; "
+                "verify=false switches checking off (only for testing)")
+    if "wrong_version_number" in low or "wrong version number" in low or "record layer failure" in low:
+        return (f"{where} does not speak TLS ({reason}): use http:// for a plaintext port, or the service's TLS "
+                "port (Router 9088 by default) with https://")
+    return f"the TLS handshake with {where} failed ({reason})"
+
+
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+
+
+def connect_message(reason: str, url: str) -> str:
+    """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text."""
+    where = hostport(url)
+    found = _ERRNO.search(reason)
+    cause = (found.group(1) if found else reason).strip()
+    low = cause.lower()
+    if "refused" in low:
+        return (f"could not connect to {where}: connection refused, nothing listens there; check the host and port "
+                "of the connection and that Druid (or the proxy in front of it) is running")
+    if "name or service not known" in low or "nodename nor servname" in low or "name resolution" in low \
+            or "no address associated" in low:
+        return f"could not connect to {where}: the host name does not resolve ({cause}); check the host"
+    return f"could not connect to {where}: {cause}"
+
+
+def bad_request_hint(server_said: str, url: str) -> str:
+    """Extra words for a 400 that is really a scheme mix-up (plain HTTP sent to a TLS port)."""
+    if "plain http request was sent to https port" in server_said.lower():
+        return f"; {hostport(url)} is a TLS port: use https:// in the connection"
+    return ""
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and everything it wraps (requests, urllib3 and aiohttp nest the ssl error differently)."""
+    seen: list[BaseException] = []
+    todo: list[object] = [exc]
+    while todo and len(seen) < 20:
+        item = todo.pop(0)
+        if not isinstance(item, BaseException) or any(item is s for s in seen):
+            continue
+        seen.append(item)
+        todo.extend(getattr(item, name, None) for name in ("certificate_error", "os_error", "reason"))
+        todo.extend(item.args)
+        todo.extend((item.__cause__, item.__context__))
+    return seen
+
+
+def ssl_reason(exc: BaseException) -> str:
+    """The SSL library's own reason (``CERTIFICATE_VERIFY_FAILED: self-signed certificate in certificate
+    chain``), found inside whatever the HTTP library wrapped it in."""
+    causes = _causes(exc)
+    for cause in causes:  # aiohttp's certificate error subclasses ssl's without its attributes: ask politely
+        verify_message = getattr(cause, "verify_message", None)
+        if isinstance(cause, ssl.SSLCertVerificationError) and verify_message:
+            return f"{getattr(cause, 'reason', None) or 'CERTIFICATE_VERIFY_FAILED'}: {verify_message}"
+    for cause in causes:
+        reason = getattr(cause, "reason", None)
+        if isinstance(cause, ssl.SSLError) and isinstance(reason, str) and reason:
+            return reason
+    return type(exc).__name__

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# A real nginx in front of the dev Druid Router: TLS from a private CA, basic auth, a read-only user, and a
+# second server that answers everything with a 307 to the first from another host name (a leader redirect
+# across hosts). Druid's own druid-basic-security extension is not on the Maven Central these machines reach, so
+# this is how the e2e suite proves TLS and auth against a real HTTP stack (many deployments put a proxy there).
+#
+#   bash dev/nginx/nginx.sh start    install nginx (apt-get) if missing, make the CA/certs/users once, (re)write
+#                                    nginx.conf, start nginx (or reload it when it already runs), wait for TLS
+#   bash dev/nginx/nginx.sh stop     stop it (QUIT, then TERM/KILL); idempotent
+#   bash dev/nginx/nginx.sh status   running or not (exit 1 when not)
+#   bash dev/nginx/nginx.sh url      the TLS entry point (https://127.0.0.1:28443)
+#   bash dev/nginx/nginx.sh env      shell assignments the tests read (URLs, CA file, users, passwords, logs)
+#   bash dev/nginx/nginx.sh logs     tail -F the access logs
+#
+# Environment: DRUID_URL (upstream, default `dev/druid/druid.sh url`), NGINX_DEV_VAR_DIR (default
+# dev/nginx/var), NGINX_DEV_PORT (28443), NGINX_DEV_REDIRECT_PORT (28444), NGINX (the nginx binary).
+# It never touches the system nginx config or service: nginx runs as a plain process with -p/-c on 127.0.0.1.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+VAR="${NGINX_DEV_VAR_DIR:-$HERE/var}"
+[[ "$VAR" == /* ]] || VAR="$PWD/$VAR"
+PORT="${NGINX_DEV_PORT:-28443}"
+REDIRECT_PORT="${NGINX_DEV_REDIRECT_PORT:-28444}"
+ADMIN_USER=druid_admin
+READER_USER=druid_reader
+TLS_URL="https://127.0.0.1:$PORT"
+REDIRECT_URL="https://localhost:$REDIRECT_PORT"
+
+log() { printf '[nginx.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[nginx.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+
+nginx_bin() {
+  if [ -n "${NGINX:-}" ]; then echo "$NGINX"; return; fi
+  command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
+}
+
+install_packages() {
+  # nginx and openssl from Debian when missing; loud failure when that is impossible
+  local missing=()
+  [ -n "$(nginx_bin)" ] || missing+=(nginx)
+  command -v openssl >/dev/null || missing+=(openssl)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "missing: ${missing[*]}: installing the Debian package(s) with apt-get"
+  command -v apt-get >/dev/null || die "${missing[*]} not installed and apt-get is not available: install them yourself"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  # policy-rc.d may refuse to start the system service: fine, it is never used
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y "${missing[@]}" >"$VAR/apt-get.log" 2>&1 \
+    || { $sudo apt-get update >>"$VAR/apt-get.log" 2>&1 && $sudo apt-get install -y "${missing[@]}" >>"$VAR/apt-get.log" 2>&1; } \
+    || { tail -n 20 "$VAR/apt-get.log" >&2; die "apt-get install -y ${missing[*]} failed (log: $VAR/apt-get.log)"; }
+  [ -n "$(nginx_bin)" ] || die "apt-get installed nginx but no nginx binary is on PATH or in /usr/sbin"
+  command -v openssl >/dev/null || die "apt-get installed openssl but it is not on PATH"
+}
+
+make_pki() {
+  # a CA made here, and a server certificate for 127.0.0.1 and localhost signed by it (made once)
+  [ -s "$VAR/pki/server.pem" ] && [ -s "$VAR/pki/ca.pem" ] && return 0
+  mkdir -p "$VAR/pki"
+  local pki="$VAR/pki"
+  openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -sha256 -days 3650 \
+    -subj "/CN=druid-ingest dev CA" -keyout "$pki/ca.key" -out "$pki/ca.pem" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+    -addext "subjectKeyIdentifier=hash" 2>/dev/null
+  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -sha256 -subj "/CN=127.0.0.1" \
+    -keyout "$pki/server.key" -out "$pki/server.csr" 2>/dev/null
+  cat >"$pki/server.ext" <<EOF
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid
+EOF
+  openssl x509 -req -in "$pki/server.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial -sha256 \
+    -days 825 -extfile "$pki/server.ext" -out "$pki/server.pem" 2>/dev/null
+  chmod 600 "$pki/ca.key" "$pki/server.key"
+  log "made a CA ($pki/ca.pem) and a server certificate for 127.0.0.1 and localhost"
+}
+
+make_users() {
+  # passwords generated once (or NGINX_DEV_ADMIN_PASSWORD / NGINX_DEV_READER_PASSWORD); htpasswd holds hashes
+  if [ ! -s "$VAR/secrets.env" ]; then
+    umask 077
+    {
+      echo "ADMIN_PASSWORD=${NGINX_DEV_ADMIN_PASSWORD:-$(openssl rand -hex 12)}"
+      echo "READER_PASSWORD=${NGINX_DEV_READER_PASSWORD:-$(openssl rand -hex 12)}"
+    } >"$VAR/secrets.env"
+    umask 022
+  fi
+  # shellcheck disable=SC1091
+  . "$VAR/secrets.env"
+  {
+    printf '%s:%s\n' "$ADMIN_USER" "$(printf '%s' "$ADMIN_PASSWORD" | openssl passwd -apr1 -stdin)"
+    printf '%s:%s\n' "$READER_USER" "$(printf '%s' "$READER_PASSWORD" | openssl passwd -apr1 -stdin)"
+  } >"$VAR/htpasswd.tmp"
+  chmod 644 "$VAR/htpasswd.tmp"  # the worker (nobody) reads it per request; it holds only hashes
+  mv "$VAR/htpasswd.tmp" "$VAR/htpasswd"
+}
+
+druid_upstream() {
+  local url="${DRUID_URL:-$(bash "$ROOT/dev/druid/druid.sh" url)}"
+  url="${url#http://}"
+  echo "${url%%/*}"
+}
+
+write_conf() {
+  local upstream
+  upstream="$(druid_upstream)"
+  sed -e "s#@VAR@#$VAR#g" -e "s#@PORT@#$PORT#g" -e "s#@REDIRECT_PORT@#$REDIRECT_PORT#g" \
+      -e "s#@UPSTREAM@#$upstream#g" -e "s#@READER@#$READER_USER#g" "$HERE/nginx.conf.in" >"$VAR/nginx.conf.tmp"
+  mv "$VAR/nginx.conf.tmp" "$VAR/nginx.conf"
+}
+
+pid_alive() {
+  [ -s "$VAR/nginx.pid" ] && kill -0 "$(cat "$VAR/nginx.pid")" 2>/dev/null
+}
+
+wait_ready() {
+  local deadline=$((SECONDS + 20))
+  while [ $SECONDS -lt $deadline ]; do
+    if python3 - "$TLS_URL/status/health" "$VAR/pki/ca.pem" <<'EOF' 2>/dev/null; then return 0; fi
+import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+sys.exit(urllib.request.urlopen(sys.argv[1], timeout=3, context=ctx).read().strip() != b"true")
+EOF
+    sleep 0.3
+  done
+  tail -n 20 "$VAR/logs/error.log" >&2 || true
+  die "nginx does not answer $TLS_URL/status/health through to Druid within 20 s (is Druid up at $(druid_upstream)?)"
+}
+
+start() {
+  mkdir -p "$VAR/logs" "$VAR/tmp"
+  chmod 755 "$VAR" "$VAR/logs" "$VAR/tmp"
+  install_packages
+  make_pki
+  make_users
+  write_conf
+  local bin
+  bin="$(nginx_bin)"
+  "$bin" -t -q -p "$VAR" -c "$VAR/nginx.conf" || die "nginx rejected $VAR/nginx.conf"
+  if pid_alive; then
+    "$bin" -p "$VAR" -c "$VAR/nginx.conf" -s reload
+    log "reloaded the running nginx (pid $(cat "$VAR/nginx.pid"))"
+  else
+    "$bin" -p "$VAR" -c "$VAR/nginx.conf" || die "nginx did not start (see $VAR/logs/error.log)"
+    log "started nginx (pid $(cat "$VAR/nginx.pid")): $TLS_URL (auth, TLS) and $REDIRECT_URL (307 to it)"
+  fi
+  wait_ready
+}
+
+stop() {
+  pid_alive || { rm -f "$VAR/nginx.pid"; log "not running"; return 0; }
+  local pid
+  pid="$(cat "$VAR/nginx.pid")"
+  kill -QUIT "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || { log "stopped nginx (pid $pid)"; return 0; }; sleep 0.1; done
+  kill -TERM "$pid" 2>/dev/null || true
+  sleep 1
+  kill -KILL "$pid" 2>/dev/null || true
+  log "stopped nginx (pid $pid, forced)"
+}
+
+print_env() {
+  [ -s "$VAR/secrets.env" ] || die "no $VAR/secrets.env: run 'bash dev/nginx/nginx.sh start' first"
+  # shellcheck disable=SC1091
+  . "$VAR/secrets.env"
+  cat <<EOF
+NGINX_TLS_URL=$TLS_URL
+NGINX_REDIRECT_URL=$REDIRECT_URL
+NGINX_CA_BUNDLE=$VAR/pki/ca.pem
+NGINX_ADMIN_USER=$ADMIN_USER
+NGINX_ADMIN_PASSWORD=$ADMIN_PASSWORD
+NGINX_READER_USER=$READER_USER
+NGINX_READER_PASSWORD=$READER_PASSWORD
+NGINX_ACCESS_LOG=$VAR/logs/access.log
+NGINX_REDIRECT_LOG=$VAR/logs/redirect.log
+NGINX_ERROR_LOG=$VAR/logs/error.log
+EOF
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) if pid_alive; then echo "nginx running (pid $(cat "$VAR/nginx.pid")): $TLS_URL"; else echo "nginx not running"; exit 1; fi ;;
+  url) echo "$TLS_URL" ;;
+  env) print_env ;;
+  logs) exec tail -F "$VAR/logs/access.log" "$VAR/logs/redirect.log" ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
