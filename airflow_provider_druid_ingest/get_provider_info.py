@@ -116,4 +116,8 @@ def get_provider_info() -> dict[str, Any]:
             }
         ],
         "extra-links": [f"{PACKAGE}.links.DruidTaskLink"],
+        # Airflow 3 normalises an Asset URI through the handler registered for its scheme (ours rejects a
+        # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
+        # for a scheme nobody registered.
+        "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri"}],
     }

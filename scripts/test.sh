@@ -48,6 +48,7 @@ if [ "${DRUID_E2E:-1}" = 1 ]; then
 fi
 start_deployment() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
+  bash scripts/ci/browser.sh  # chromium + chromium-driver + selenium for tests/deploy/test_ui_browser.py
   if bash dev/airflow/airflow.sh status >/dev/null 2>&1; then
     echo "test: the Airflow deployment is already up: using it (not stopped afterwards)"
   else

@@ -1,10 +1,56 @@
-"""The default outlet of the Druid classes: ``Asset("druid://<conn_id>/<datasource>")``."""
+"""The Druid Asset: ``druid://<conn_id>/<datasource>``, its URI rule, and the extra of its events.
+
+Airflow emits an event for every outlet of a task that succeeds, and our tasks succeed only once the data is
+queryable, so the event itself means "queryable". The classes add to it (``outlet_events``) what a downstream DAG
+needs to read the new data: the Druid task id and the interval(s). The two successes that do not mean "new data is
+served" (``allow_empty`` with nothing published, ``on_never="pass"``) say so in the extra (``queryable: false``),
+since Airflow offers no way to withhold the event of a successful task.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["default_outlets"]
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
+
+    from airflow.sdk import Asset
+
+__all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri"]
+
+SCHEME = "druid"
+
+
+def asset_uri(conn_id: str, datasource: str) -> str:
+    """``druid://<conn_id>/<datasource>``; both parts must be non-empty and free of ``/``."""
+    for name, value in (("conn_id", conn_id), ("datasource", datasource)):
+        if not isinstance(value, str) or not value or "/" in value or value != value.strip():
+            raise ValueError(f"Druid asset {name}={value!r}: expected a non-empty name without '/' or surrounding "
+                             "spaces (druid://<conn_id>/<datasource>)")
+    return f"{SCHEME}://{conn_id}/{datasource}"
+
+
+def druid_asset(datasource: str, conn_id: str = "druid_cluster_default") -> Asset:
+    """The Asset our classes emit for ``datasource``: use it in a downstream DAG's ``schedule``."""
+    from airflow.sdk import Asset
+
+    return Asset(asset_uri(conn_id, datasource))
+
+
+def sanitize_uri(uri: SplitResult) -> SplitResult:
+    """Airflow's URI handler for the ``druid`` scheme (``asset-uris`` in get_provider_info).
+
+    Airflow has already lower-cased the scheme and dropped trailing slashes, query order and fragment; a Druid
+    asset names a connection and one datasource, so anything else is a mistake worth failing the DAG file for.
+    """
+    datasource = uri.path[1:] if uri.path.startswith("/") else uri.path
+    if not uri.netloc or not datasource or "/" in datasource:
+        raise ValueError(f"Druid asset URI {uri.geturl()!r}: expected druid://<conn_id>/<datasource> (one "
+                         "connection id, one datasource)")
+    if uri.query:
+        raise ValueError(f"Druid asset URI {uri.geturl()!r}: a query string is not part of a Druid asset")
+    return uri
 
 
 def default_outlets(spec: Any, datasource: Any, conn_id: str) -> list[Any]:
@@ -14,6 +60,42 @@ def default_outlets(spec: Any, datasource: Any, conn_id: str) -> list[Any]:
         datasource = schema.get("dataSource") if isinstance(schema, dict) else None
     if not isinstance(datasource, str) or not datasource or "{" in datasource:
         return []
+    return [druid_asset(datasource, conn_id)]
+
+
+def event_extra(
+    *, conn_id: str, datasource: str, intervals: Sequence[str], druid_task_id: str, handoff: str,
+    queryable: bool = True,
+) -> dict[str, Any]:
+    """What a downstream DAG reads from the event: ``interval`` spans all ``intervals`` (ISO ``start/end``)."""
+    starts = [i.split("/", 1)[0] for i in intervals]
+    ends = [i.split("/", 1)[1] for i in intervals if "/" in i]
+    return {
+        "druid_task_id": druid_task_id,
+        "conn_id": conn_id,
+        "datasource": datasource,
+        "interval": f"{min(starts)}/{max(ends)}" if starts and ends else None,
+        "intervals": list(intervals),
+        "handoff": handoff,
+        "queryable": queryable,
+    }
+
+
+def record_event(context: Any, outlets: Iterable[Any], extra: dict[str, Any]) -> list[str]:
+    """Put ``extra`` on the pending event of each of ``outlets`` that is this datasource's Druid asset.
+
+    Call it only on the success path after the handoff gate: a task that fails emits no event at all. Returns
+    the URIs it annotated (other outlets, e.g. a user's own Asset, are left as they are).
+    """
     from airflow.sdk import Asset
 
-    return [Asset(f"druid://{conn_id}/{datasource}")]
+    events = context.get("outlet_events") if hasattr(context, "get") else None
+    if events is None:
+        return []
+    want = asset_uri(extra["conn_id"], extra["datasource"])
+    done = []
+    for outlet in outlets:
+        if isinstance(outlet, Asset) and outlet.uri == want:
+            events[outlet].extra.update(extra)
+            done.append(outlet.uri)
+    return done

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowTaskTimeout, TaskDeferralTimeout
 
-from airflow_provider_druid_ingest.common.assets import default_outlets
+from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.core.errors import DruidError
 from airflow_provider_druid_ingest.core.options import check_on_never
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from airflow_provider_druid_ingest.core.models import HandoffResult
-    from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome
+    from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome, IngestionOutcome
     from airflow_provider_druid_ingest.core.plan import IngestionPlan
     from airflow_provider_druid_ingest.core.sync_client import DruidClient
     from airflow_provider_druid_ingest.core.waits import TaskProgress
@@ -74,7 +74,9 @@ class DruidIngestOperator(DruidSpecOperator):
     ``pool_slots`` defaults to the spec's peak Druid task slots (``k+1`` for a parallel ``index_parallel`` with
     ``maxNumConcurrentSubTasks=k``, else 1) when ``spec`` is a dict; 1 for a template file. To cap concurrent
     ingestion with a pool, create it with ``--include-deferred``: deferred tasks hold no slot otherwise.
-    ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when the datasource is static.
+    ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when the datasource is static
+    and ``wait_for_handoff`` is on. Its event carries ``druid_task_id``, ``interval`` (``start/end``),
+    ``intervals``, ``handoff`` (the gate's state) and ``queryable`` in its extra (see ``common/assets.py``).
     """
 
     def __init__(
@@ -98,7 +100,8 @@ class DruidIngestOperator(DruidSpecOperator):
     ) -> None:
         if outlets is None:
             conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
-            outlets = default_outlets(spec, kwargs.get("datasource"), conn_id)
+            # green without the gate is not "queryable": no default Asset then (an event would come too early)
+            outlets = default_outlets(spec, kwargs.get("datasource"), conn_id) if wait_for_handoff else []
         super().__init__(spec=spec, pool_slots=pool_slots or _static_slots(spec), outlets=outlets, **kwargs)
         self.wait_for_handoff = wait_for_handoff
         self.append = append
@@ -134,7 +137,7 @@ class DruidIngestOperator(DruidSpecOperator):
 
             raise airflow_error(exc) from None
         if look is not None and (not self.deferrable or look.kind != "timeout"):  # ended: no deferral
-            return self._finish(look)
+            return self._finish(look, context, plan)
         from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
         self.log.info("Waiting in the triggerer for Druid task %s%s", outcome.task_id,
@@ -162,7 +165,7 @@ class DruidIngestOperator(DruidSpecOperator):
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
         self._druid_task_id = outcome.task.task_id
-        return self._finish(outcome)
+        return self._finish(outcome, context)
 
     # ---- the wait, in the worker or as one look -------------------------------------------------------
 
@@ -175,7 +178,7 @@ class DruidIngestOperator(DruidSpecOperator):
             schedule=self._schedule, on_progress=self._log_progress,
         )
 
-    def _finish(self, outcome: IngestionOutcome) -> str:
+    def _finish(self, outcome: IngestionOutcome, context: Context, plan: IngestionPlan | None = None) -> str:
         from airflow_provider_druid_ingest.common.results import handoff_result, task_result
 
         task = outcome.task
@@ -191,7 +194,22 @@ class DruidIngestOperator(DruidSpecOperator):
             return druid_task_id
         if outcome.handoff is None:
             raise AirflowException(f"Druid task {druid_task_id} succeeded but the handoff wait did not run")
-        return handoff_result(outcome.handoff, self.on_never, self.log, sensor=False, allow_empty=self.allow_empty)
+        result = handoff_result(outcome.handoff, self.on_never, self.log, sensor=False, allow_empty=self.allow_empty)
+        self._record_asset_event(context, plan, druid_task_id, outcome.handoff)  # reached only once green
+        return result
+
+    def _record_asset_event(
+        self, context: Context, plan: IngestionPlan | None, druid_task_id: str, handoff: HandoffOutcome
+    ) -> None:
+        """The Druid task id and interval(s) on the event of our Druid asset (resumed: re-plan, no HTTP)."""
+        if not any(getattr(o, "uri", "").startswith("druid://") for o in self.outlets):
+            return
+        plan = plan or self.plan(context, log_warnings=False)
+        state = handoff.result.state if handoff.result is not None else handoff.kind
+        extra = event_extra(conn_id=self.druid_conn_id, datasource=plan.datasource, intervals=plan.intervals,
+                            druid_task_id=druid_task_id, handoff=state, queryable=state in ("loaded", "superseded"))
+        for uri in record_event(context, self.outlets, extra):
+            self.log.info("Asset event %s: %s", uri, extra)
 
     def _log_progress(self, item: TaskProgress | HandoffResult) -> None:
         from airflow_provider_druid_ingest.core.waits import TaskProgress

@@ -100,7 +100,7 @@ class DruidSpecOperator(BaseOperator):
         """One hook per task execution (its connection is read once)."""
         return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.retry)
 
-    def plan(self, context: Context) -> IngestionPlan:
+    def plan(self, context: Context, *, log_warnings: bool = True) -> IngestionPlan:
         """The run's plan: no client, no HTTP. Invalid specs fail without retries; warnings go to the task log."""
         from airflow_provider_druid_ingest.core.plan import build_plan
 
@@ -116,7 +116,7 @@ class DruidSpecOperator(BaseOperator):
             raise AirflowFailException(str(exc)) from None
         if not plan.datasource:
             raise AirflowFailException("spec.dataSchema.dataSource: missing; pass datasource= or set it in the spec")
-        for warning in plan.warnings:
+        for warning in plan.warnings if log_warnings else ():
             self.log.warning("Druid spec warning: %s", warning)
         return plan
 

@@ -1,7 +1,8 @@
 """``DruidHandoffSensor``: succeed only when a SUCCESS Druid task's segments are served (queryable).
 
-Put the Asset in ``outlets``: Airflow emits the Asset event when the task succeeds, and this sensor succeeds only
-once the data is queryable (or ``on_never="pass"`` says to go on anyway).
+Put the Asset in ``outlets`` (the default when ``datasource`` is a literal): Airflow emits the Asset event when the
+task succeeds, and this sensor succeeds only once the data is queryable (or ``on_never="pass"`` says to go on
+anyway: then the event's extra says ``queryable: false``). The extra carries the Druid task id and the interval.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
 
-from airflow_provider_druid_ingest.common.assets import default_outlets
+from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.core.errors import DruidError
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from airflow_provider_druid_ingest.core.models import HandoffTarget
+    from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
     from airflow_provider_druid_ingest.core.retry import RetryPolicy
 
 __all__ = ["DruidHandoffSensor"]
@@ -94,6 +96,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.max_poll_interval = float(max_poll_interval)
         self.retry = retry
         self._target: HandoffTarget | None = None
+        self._passed: HandoffOutcome | None = None  # the look that let the gate pass (for the Asset event)
 
     @cached_property
     def hook(self) -> DruidHook:
@@ -135,14 +138,15 @@ class DruidHandoffSensor(BaseSensorOperator):
             self.log.info("Handoff of Druid task %s: %s", target.task_id, outcome.message)
             return False
         results.handoff_result(outcome, self.on_never, self.log, sensor=True, allow_empty=self.allow_empty)
+        self._passed = outcome
         return True
 
     def execute(self, context: Context) -> Any:
         if not self.deferrable:
             super().execute(context)
-            return self._build_target(context).task_id
+            return self._green(context, self._build_target(context), self._passed)
         if self.poke(context):
-            return self._build_target(context).task_id
+            return self._green(context, self._build_target(context), self._passed)
         from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 
         schedule = PollSchedule(self.poll_interval, self.max_poll_interval)
@@ -152,15 +156,32 @@ class DruidHandoffSensor(BaseSensorOperator):
                 **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.retry),
             ),
             method_name="execute_complete",
+            kwargs={"target": self._build_target(context).to_dict()},  # for the Asset event's extra on resume
             timeout=timedelta(seconds=self.timeout + DEFER_GRACE),
         )
 
-    def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> str:
+    def execute_complete(
+        self, context: Context, event: dict[str, Any] | None = None, target: dict[str, Any] | None = None
+    ) -> str:
         from airflow_provider_druid_ingest.common import results
         from airflow_provider_druid_ingest.core import outcomes
+        from airflow_provider_druid_ingest.core.models import HandoffTarget
 
         try:
             outcome = outcomes.HandoffOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
-        return results.handoff_result(outcome, self.on_never, self.log, sensor=True, allow_empty=self.allow_empty)
+        druid_task_id = results.handoff_result(outcome, self.on_never, self.log, sensor=True,
+                                               allow_empty=self.allow_empty)
+        if target is not None:
+            self._green(context, HandoffTarget.from_dict(target), outcome)
+        return druid_task_id
+
+    def _green(self, context: Context, target: HandoffTarget, outcome: HandoffOutcome | None) -> str:
+        """The gate passed: annotate our Druid asset's event with the task id and interval(s)."""
+        state = outcome.result.state if outcome is not None and outcome.result is not None else "loaded"
+        extra = event_extra(conn_id=self.druid_conn_id, datasource=target.datasource, intervals=target.intervals,
+                            druid_task_id=target.task_id, handoff=state, queryable=state in ("loaded", "superseded"))
+        for uri in record_event(context, self.outlets, extra):
+            self.log.info("Asset event %s: %s", uri, extra)
+        return target.task_id

@@ -41,6 +41,18 @@ class AirflowAPI:
         resp.raise_for_status()
         return resp.json()
 
+    def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """POST/PATCH/DELETE (a JSON body); raises with the API's answer on an error status."""
+        if time.monotonic() - self._token_at > 600:
+            self._login()
+        resp = self.session.request(method, f"{self.url}/api/v2{path}", json=body, timeout=30)
+        if resp.status_code == 401:
+            self._login()
+            resp = self.session.request(method, f"{self.url}/api/v2{path}", json=body, timeout=30)
+        if resp.status_code >= 400:
+            raise requests.HTTPError(f"{method} {path}: {resp.status_code} {resp.text[:500]}", response=resp)
+        return resp.json() if resp.content else None
+
     def health(self) -> dict[str, Any]:
         return requests.get(f"{self.url}/api/v2/monitor/health", timeout=10).json()
 

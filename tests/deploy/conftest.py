@@ -98,3 +98,16 @@ def airflow(deploy_env: dict[str, str]):
         return proc.stdout
 
     return run
+
+
+@pytest.fixture(scope="session")
+def asset_pipeline(
+    api: AirflowAPI, druid: DruidClient, expected: dict[str, dict[str, Any]], key: str
+) -> dict[str, Any]:
+    """One producer run of example_druid_asset_producer and the consumer run its Asset event queued (run once:
+    the Asset test asserts the order, the browser test looks at the same run in the UI)."""
+    from .assets_flow import print_timeline, run_asset_pipeline
+
+    result = run_asset_pipeline(api, druid, expected, key)
+    print_timeline(result)
+    return result
