@@ -161,7 +161,9 @@ class DruidIngestOperator(DruidSpecOperator):
             outcome = IngestionOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
-        self._druid_task_id = outcome.task.task_id
+        self._druid_task_id = self._lineage_task_id = outcome.task.task_id
+        if self._lineage_plan is None:  # a fresh process after the deferral: re-plan (pure) for the lineage
+            self.plan(context, quiet=True)
         return self._finish(outcome)
 
     # ---- the wait, in the worker or as one look -------------------------------------------------------

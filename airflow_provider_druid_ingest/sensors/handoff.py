@@ -94,6 +94,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.max_poll_interval = float(max_poll_interval)
         self.retry = retry
         self._target: HandoffTarget | None = None
+        self._lineage_task_id: str | None = None  # the task whose data went queryable (execute_complete)
 
     @cached_property
     def hook(self) -> DruidHook:
@@ -163,4 +164,22 @@ class DruidHandoffSensor(BaseSensorOperator):
             outcome = outcomes.HandoffOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
+        self._lineage_task_id = outcome.task_id
         return results.handoff_result(outcome, self.on_never, self.log, sensor=True, allow_empty=self.allow_empty)
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        """Output: the datasource, now queryable; run facet ``externalQuery``: the Druid task id. No inputs: the
+        spec is the submit operator's (its own lineage has them); this task only knows the task it watched.
+        Without a ``datasource`` argument after a deferral, one status read names the task's datasource."""
+        from airflow_provider_druid_ingest.common.openlineage import lineage_for
+
+        target = self._target
+        task_id = target.task_id if target is not None else self._lineage_task_id
+        if task_id is None:
+            return None
+        config = self.hook.get_config()
+        datasource = target.datasource if target is not None else rendered(self.datasource)
+        if not datasource:
+            with self.hook.get_client() as client:
+                datasource = client.status(task_id).datasource
+        return lineage_for(config.base_url("broker"), datasource, druid_task_id=task_id)
