@@ -16,6 +16,7 @@
 #
 #   bash scripts/ci/package_smoke.sh                 build + both versions
 #   PACKAGE_SMOKE_VERSIONS="3.3.2" bash scripts/ci/package_smoke.sh    only the highest (quick local check)
+#   PACKAGE_SMOKE_VERSIONS=" " bash scripts/ci/package_smoke.sh        build and inspect only
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -66,6 +67,15 @@ problems += [f"sdist contains {m}" for m in banned[:20]] + [f"sdist lacks {n}" f
 if problems:
     sys.exit("\n".join(problems))
 print(f"package smoke: ok: {len(names)} files in the wheel, {len(members)} in the sdist; entry point, py.typed, LICENSE")
+EOF
+# the sdist must rebuild the same wheel (nothing the build needs is left out of it)
+"$py" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$out/from-sdist" "${sdist[0]}" >"$out/sdist-build.log" 2>&1 \
+  || { tail -20 "$out/sdist-build.log"; fail "building a wheel from the sdist"; }
+"$py" - "${wheel[0]}" "$out"/from-sdist/*.whl <<'EOF' || fail "the wheel built from the sdist differs"
+import sys, zipfile
+a, b = (sorted(n for n in zipfile.ZipFile(w).namelist() if not n.endswith("RECORD")) for w in sys.argv[1:])
+if a != b:
+    sys.exit(f"only in the direct wheel: {sorted(set(a) - set(b))}; only from the sdist: {sorted(set(b) - set(a))}")
 EOF
 echo "package smoke: built and checked $(basename "${wheel[0]}") and $(basename "${sdist[0]}") in $((SECONDS - t0))s"
 

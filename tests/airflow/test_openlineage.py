@@ -175,3 +175,16 @@ def test_provider_imports_and_ingests_without_the_openlineage_extra():
                          env=os.environ.copy(), timeout=180)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "INGESTED ingest_wiki_" in out.stdout, out.stdout[-2000:]
+
+
+def test_a_sql_statement_becomes_the_sql_job_facet():
+    from openlineage.client.facet_v2 import sql_job
+
+    from airflow_provider_druid_ingest.common.openlineage import lineage_for
+
+    statement = "REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-07-16' SELECT * FROM ext"
+    lineage = lineage_for("http://broker.example:8082", "wiki", druid_task_id="query-abc", sql=statement)
+    assert lineage.job_facets == {"sql": sql_job.SQLJobFacet(query=statement, dialect="druid")}
+    assert lineage.outputs == [Dataset(namespace="druid://broker.example:8082", name="wiki")]
+    assert lineage.run_facets["externalQuery"].externalQueryId == "query-abc"
+    assert lineage_for("http://broker.example:8082", None) is None  # no datasource known: nothing to report
