@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv and install the package with its dev extras, the postgres extra (dev/airflow's deployment) and the
-# Dagster face's extra (tests/dagster). Idempotent: skips pip when pyproject.toml has not changed since the last
-# successful install. Fails loudly when Python is missing or too old.
+# Create .venv and install the package with its dev extras, the postgres extra (dev/airflow's deployment), the
+# Dagster face's extra (tests/dagster) and the OpenLineage extra (tests/airflow/test_openlineage.py). Idempotent:
+# skips pip when pyproject.toml has not changed since the last successful install. Fails loudly when Python is missing or too old.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -13,9 +13,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "bootstrap: installing airflow-provider-druid-ingest[dev,postgres,dagster] into .venv (first run: minutes)"
+  echo "bootstrap: installing airflow-provider-druid-ingest[dev,postgres,dagster,openlineage] into .venv (first run: minutes)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[dev,postgres,dagster]"
+  .venv/bin/python -m pip install -q -e ".[dev,postgres,dagster,openlineage]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -8,6 +8,7 @@
 #   bash scripts/test.sh ARGS...         one pytest run with ARGS (Druid and, for tests/deploy, the deployment
 #                                        are started as for the full run)
 #   DRUID_E2E=0 / DEPLOY_E2E=0           do not start Druid / the deployment (deselect their tests yourself)
+#   PACKAGE_SMOKE=0                      skip scripts/ci/package_smoke.sh (build + fresh-venv wheel smoke tests)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -64,6 +65,11 @@ if [ $# -gt 0 ]; then
   exit $exec_rc
 fi
 "${pytest[@]}" --ignore=tests/deploy
+if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
+  t0=$SECONDS
+  bash scripts/ci/package_smoke.sh
+  echo "test: package smoke took $((SECONDS - t0))s"
+fi
 start_deployment
 t0=$SECONDS
 "${pytest[@]}" -s tests/deploy

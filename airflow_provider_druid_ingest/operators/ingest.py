@@ -164,7 +164,9 @@ class DruidIngestOperator(DruidSpecOperator):
             outcome = IngestionOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
-        self._druid_task_id = outcome.task.task_id
+        self._druid_task_id = self._lineage_task_id = outcome.task.task_id
+        if self._lineage_plan is None:  # a fresh process after the deferral: re-plan (pure) for the lineage
+            self.plan(context, log_warnings=False)
         return self._finish(outcome, context)
 
     # ---- the wait, in the worker or as one look -------------------------------------------------------

@@ -74,6 +74,9 @@ class DruidSpecOperator(BaseOperator):
         self.idempotency_key = idempotency_key
         self.druid_conn_id = druid_conn_id
         self.retry = retry
+        self._lineage_plan: IngestionPlan | None = None  # set by execute / execute_complete, read by lineage
+        self._lineage_task_id: str | None = None
+        self._lineage_url: str | None = None
 
     def render_template(
         self, content: Any, context: Context, jinja_env: Any = None, seen_oids: set[int] | None = None
@@ -118,6 +121,7 @@ class DruidSpecOperator(BaseOperator):
             raise AirflowFailException("spec.dataSchema.dataSource: missing; pass datasource= or set it in the spec")
         for warning in plan.warnings if log_warnings else ():
             self.log.warning("Druid spec warning: %s", warning)
+        self._lineage_plan = plan
         return plan
 
     def _check_capacity(self, client: DruidClient, plan: IngestionPlan) -> None:
@@ -141,6 +145,7 @@ class DruidSpecOperator(BaseOperator):
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
         outcome = client.ensure_submitted(plan)
+        self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
         url = client.config.console_task_url(outcome.task_id)
         if outcome.action == "submitted":
             self.log.info("Submitted Druid task %s (attempt %d): %s. Console: %s",
@@ -149,3 +154,20 @@ class DruidSpecOperator(BaseOperator):
             self.log.info("Adopted existing Druid task %s (state %s, attempt %d): same work, not resubmitting. "
                           "Console: %s", outcome.task_id, outcome.state, outcome.attempt, url)
         return outcome
+
+    # ---- OpenLineage (extra [openlineage]; called by its listener, None without it) ----------------------
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        """Output: the Druid datasource; inputs: the spec's input source; run facet ``externalQuery``: the
+        Druid task id. Called after ``execute`` returned, so for the one-shot operator the data is queryable."""
+        from airflow_provider_druid_ingest.common.openlineage import lineage_for
+
+        plan = self._lineage_plan
+        if plan is None:  # failed before its spec was planned: nothing is known
+            return None
+        url = self._lineage_url or self.hook.get_config().base_url("broker")
+        return lineage_for(url, plan.datasource, spec=plan.spec, druid_task_id=self._lineage_task_id)
+
+    def get_openlineage_facets_on_failure(self, task_instance: Any) -> Any:
+        """The same datasets (what the task meant to read and write) and, once submitted, the Druid task id."""
+        return self.get_openlineage_facets_on_complete(task_instance)

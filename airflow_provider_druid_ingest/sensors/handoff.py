@@ -97,6 +97,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.retry = retry
         self._target: HandoffTarget | None = None
         self._passed: HandoffOutcome | None = None  # the look that let the gate pass (for the Asset event)
+        self._lineage_task_id: str | None = None  # the task whose data went queryable (execute_complete)
 
     @cached_property
     def hook(self) -> DruidHook:
@@ -171,10 +172,12 @@ class DruidHandoffSensor(BaseSensorOperator):
             outcome = outcomes.HandoffOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
+        self._lineage_task_id = outcome.task_id
         druid_task_id = results.handoff_result(outcome, self.on_never, self.log, sensor=True,
                                                allow_empty=self.allow_empty)
         if target is not None:
-            self._green(context, HandoffTarget.from_dict(target), outcome)
+            self._target = HandoffTarget.from_dict(target)  # also names the datasource for the lineage
+            self._green(context, self._target, outcome)
         return druid_task_id
 
     def _green(self, context: Context, target: HandoffTarget, outcome: HandoffOutcome | None) -> str:
@@ -185,3 +188,20 @@ class DruidHandoffSensor(BaseSensorOperator):
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
         return target.task_id
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        """Output: the datasource, now queryable; run facet ``externalQuery``: the Druid task id. No inputs: the
+        spec is the submit operator's (its own lineage has them); this task only knows the task it watched.
+        Without a ``datasource`` argument after a deferral, one status read names the task's datasource."""
+        from airflow_provider_druid_ingest.common.openlineage import lineage_for
+
+        target = self._target
+        task_id = target.task_id if target is not None else self._lineage_task_id
+        if task_id is None:
+            return None
+        config = self.hook.get_config()
+        datasource = target.datasource if target is not None else rendered(self.datasource)
+        if not datasource:
+            with self.hook.get_client() as client:
+                datasource = client.status(task_id).datasource
+        return lineage_for(config.base_url("broker"), datasource, druid_task_id=task_id)

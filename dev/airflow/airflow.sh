@@ -334,7 +334,11 @@ seed_metadata() {
   [[ "$(curl -sS --max-time 5 "$url/status/health" 2>/dev/null)" == true ]] \
     || log "WARNING: Druid is not answering at $url/status/health: DAG runs will fail until it does (bash dev/druid/druid.sh start)"
   "$AIRFLOW_BIN" connections delete druid_cluster_default >/dev/null 2>&1 || true
-  "$AIRFLOW_BIN" connections add druid_cluster_default --conn-type druid_cluster --conn-host "$url" >/dev/null &
+  # host and port apart: the UI's Test button sends the stored port (0 when none) and the API refuses a mismatch
+  local host="${url%:*}" port="${url##*:}"
+  [[ "$port" =~ ^[0-9]+$ && "$host" == *://* ]] || { host="$url"; port=""; }
+  "$AIRFLOW_BIN" connections add druid_cluster_default --conn-type druid_cluster --conn-host "$host" \
+    ${port:+--conn-port "$port"} >/dev/null &
   "$AIRFLOW_BIN" variables set druid_events_root "$EVENTS_DIR" >/dev/null &
   "$AIRFLOW_BIN" pools set druid_ingest "$slots" \
     "Druid task slots: ${AIRFLOW_DEV_POOL_INGESTIONS:-2} ingestions of dags/specs/events_web.json" --include-deferred >/dev/null &

@@ -71,5 +71,4 @@ def test_dag_file_imports_pull_in_neither_aiohttp_nor_the_fake():
     ours = _importtime(f"{IMPORT_BASELINE}; {INGEST_IMPORT}")
     added_ms = sum(us for name, us in ours.items() if name not in baseline) / 1000
     print(f"DruidIngestOperator adds {added_ms:.1f} ms of imports over the airflow.sdk baseline")
-    assert "aiohttp" not in ours
-    assert added_ms < 150
+    assert "aiohttp" not in ours  # the import-time budget is benchmarks/p4_dag_parse.py's goal, not a timed test

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The release check (CI step, called by scripts/test.sh): build the wheel and sdist, `twine check` them, check
+# what they contain, then install the wheel into a FRESH venv per claimed Airflow version and smoke-test it
+# (scripts/ci/package_smoke.py: import, provider registered, example DAGs parse, an ingestion under dag.test()
+# against the fake Druid):
+#   lowest  Airflow (PACKAGE_SMOKE_LOW,  default 3.2.0): the wheel alone, so the run also proves the provider
+#           works without the [openlineage] extra; then the extra at its declared floor, facets through the
+#           OpenLineage listener. Resolved as of PACKAGE_SMOKE_LOW_AS_OF (two weeks after 3.2.0's upload), as
+#           Airflow's constraints file for that release would pin it (today's pydantic 2.14 breaks 3.2.0's task
+#           runner, today's structlog breaks 3.1.0); the providers we require may be newer (providers are
+#           upgraded independently of Airflow core).
+#   highest Airflow (PACKAGE_SMOKE_HIGH, default 3.3.2): the wheel with [openlineage] as pip resolves it.
+# Fresh venvs come from uv (a PyPI package in .venv's [dev] extra) with its download cache (~/.cache/uv), so a
+# warm run installs Airflow in seconds. Idempotent (everything under var/package/ is rebuilt each run); any
+# failure exits non-zero with the step that failed.
+#
+#   bash scripts/ci/package_smoke.sh                 build + both versions
+#   PACKAGE_SMOKE_VERSIONS="3.3.2" bash scripts/ci/package_smoke.sh    only the highest (quick local check)
+#   PACKAGE_SMOKE_VERSIONS=" " bash scripts/ci/package_smoke.sh        build and inspect only
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+low="${PACKAGE_SMOKE_LOW:-3.2.0}"
+low_as_of="${PACKAGE_SMOKE_LOW_AS_OF:-2026-04-21T00:00:00Z}"
+high="${PACKAGE_SMOKE_HIGH:-3.3.2}"
+versions="${PACKAGE_SMOKE_VERSIONS:-$low $high}"
+out="$root/var/package"
+py="$root/.venv/bin/python"
+fail() { echo "package smoke: FAILED: $*" >&2; exit 1; }
+[ -x "$py" ] || fail ".venv missing: run scripts/bootstrap.sh"
+for tool in build twine uv hatchling; do
+  "$py" -c "import $tool" 2>/dev/null || fail "'$tool' missing in .venv ([dev] extra): run scripts/bootstrap.sh"
+done
+uv=("$root/.venv/bin/uv")
+base_python="$("$py" -c 'import sys; print(sys._base_executable)')"
+t0=$SECONDS
+rm -rf "$out"
+mkdir -p "$out"
+
+# ---- build and inspect ----------------------------------------------------------------------------------
+"$py" -m build --no-isolation --outdir "$out/dist" . >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; fail "python -m build"; }
+wheel=("$out"/dist/*.whl)
+sdist=("$out"/dist/*.tar.gz)
+[ ${#wheel[@]} = 1 ] && [ ${#sdist[@]} = 1 ] || fail "expected one wheel and one sdist in $out/dist: $(ls "$out/dist")"
+"$py" -m twine check --strict "${wheel[0]}" "${sdist[0]}" || fail "twine check"
+version="$("$py" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); m = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")); print(next(l.split(": ", 1)[1] for l in z.read(m).decode().splitlines() if l.startswith("Version: ")))' "${wheel[0]}")"
+source_version="$("$py" -c 'import ast, sys; print(next(n.value.value for n in ast.parse(open(sys.argv[1]).read()).body if isinstance(n, ast.Assign) and n.targets[0].id == "__version__"))' airflow_provider_druid_ingest/__init__.py)"
+[ "$version" = "$source_version" ] || fail "wheel version $version != __version__ $source_version"
+"$py" - "${wheel[0]}" "${sdist[0]}" "$version" <<'EOF' || fail "package contents"
+import sys, tarfile, zipfile
+wheel, sdist, version = sys.argv[1:]
+names = zipfile.ZipFile(wheel).namelist()
+need = ["airflow_provider_druid_ingest/py.typed", "airflow_provider_druid_ingest/get_provider_info.py",
+        "airflow_provider_druid_ingest/testing/fake_server.py", f"airflow_provider_druid_ingest-{version}.dist-info/licenses/LICENSE"]
+missing = [n for n in need if n not in names]
+outside = sorted({n.split("/")[0] for n in names} - {"airflow_provider_druid_ingest", f"airflow_provider_druid_ingest-{version}.dist-info"})
+eps = zipfile.ZipFile(wheel).read(f"airflow_provider_druid_ingest-{version}.dist-info/entry_points.txt").decode()
+members = [m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m]
+banned = [m for m in members if m.startswith(("var/", ".venv", "dev/druid/lib/", "dev/druid/var/", "benchmarks/", ".ci/"))
+          or "/__pycache__/" in f"/{m}" or m.endswith(".pyc")]
+sdist_need = ["pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE", "airflow_provider_druid_ingest/py.typed",
+              "tests/airflow/test_openlineage.py", "dags/example_druid_daily.py", "scripts/ci/package_smoke.sh"]
+problems = [f"wheel lacks {n}" for n in missing] + [f"wheel has top-level {n}" for n in outside]
+if "provider_info = airflow_provider_druid_ingest.get_provider_info:get_provider_info" not in eps:
+    problems.append(f"wheel entry_points.txt lacks the apache_airflow_provider entry point:\n{eps}")
+problems += [f"sdist contains {m}" for m in banned[:20]] + [f"sdist lacks {n}" for n in sdist_need if n not in members]
+if problems:
+    sys.exit("\n".join(problems))
+print(f"package smoke: ok: {len(names)} files in the wheel, {len(members)} in the sdist; entry point, py.typed, LICENSE")
+EOF
+# the sdist must rebuild the same wheel (nothing the build needs is left out of it)
+"$py" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$out/from-sdist" "${sdist[0]}" >"$out/sdist-build.log" 2>&1 \
+  || { tail -20 "$out/sdist-build.log"; fail "building a wheel from the sdist"; }
+"$py" - "${wheel[0]}" "$out"/from-sdist/*.whl <<'EOF' || fail "the wheel built from the sdist differs"
+import sys, zipfile
+a, b = (sorted(n for n in zipfile.ZipFile(w).namelist() if not n.endswith("RECORD")) for w in sys.argv[1:])
+if a != b:
+    sys.exit(f"only in the direct wheel: {sorted(set(a) - set(b))}; only from the sdist: {sorted(set(b) - set(a))}")
+EOF
+echo "package smoke: built and checked $(basename "${wheel[0]}") and $(basename "${sdist[0]}") in $((SECONDS - t0))s"
+
+# ---- a fresh venv per Airflow version -------------------------------------------------------------------
+ol_floor="$("$py" -c 'import re, tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["openlineage"]; print(re.search(r">=([0-9.]+)", deps[0]).group(1))')"
+smoke() {  # venv-python --no-openlineage | --openlineage events-file
+  local vpy="$1"; shift
+  (cd "$out" && "$vpy" "$root/scripts/ci/package_smoke.py" "$root" "$version" "$@") \
+    || fail "smoke test with Airflow $airflow_version ($*)"
+}
+for airflow_version in $versions; do
+  t1=$SECONDS
+  venv="$out/venv-$airflow_version"
+  "${uv[@]}" venv --quiet --python "$base_python" "$venv"
+  vpy="$venv/bin/python"
+  if [ "$airflow_version" = "$low" ] && [ "$low" != "$high" ]; then
+    as_of=(--exclude-newer "$low_as_of" --exclude-newer-package "apache-airflow-providers-common-compat=2100-01-01T00:00:00Z")
+    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${wheel[0]}" "apache-airflow==$airflow_version" \
+      || fail "installing the wheel with Airflow $airflow_version"
+    smoke "$vpy" --no-openlineage
+    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${wheel[0]}[openlineage]" \
+      "apache-airflow==$airflow_version" "apache-airflow-providers-openlineage==$ol_floor" \
+      || fail "installing [openlineage] at its floor $ol_floor"
+  else
+    "${uv[@]}" pip install --quiet --python "$vpy" "${wheel[0]}[openlineage]" "apache-airflow==$airflow_version" \
+      || fail "installing the wheel[openlineage] with Airflow $airflow_version"
+  fi
+  "${uv[@]}" pip check --python "$vpy" >/dev/null || { "${uv[@]}" pip check --python "$vpy"; fail "pip check (Airflow $airflow_version)"; }
+  events="$out/openlineage-$airflow_version.jsonl"
+  AIRFLOW__OPENLINEAGE__TRANSPORT="{\"type\": \"file\", \"log_file_path\": \"$events\", \"append\": true}" \
+    AIRFLOW__OPENLINEAGE__NAMESPACE=package_smoke smoke "$vpy" --openlineage "$events"
+  ol_version="$("${uv[@]}" pip show --python "$vpy" apache-airflow-providers-openlineage | sed -n 's/^Version: //p')"
+  echo "package smoke: Airflow $airflow_version (OpenLineage provider $ol_version) green in $((SECONDS - t1))s"
+done
+echo "package smoke: all green ($versions) in $((SECONDS - t0))s"
