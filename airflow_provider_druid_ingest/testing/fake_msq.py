@@ -1,0 +1,120 @@
+"""Fake MSQ: ``POST /druid/v2/sql/task`` and the ``multiStageQuery`` report of a ``query_controller`` task.
+
+Parses only what it must (its own small reading, independent of the core's checks): ``REPLACE``/``INSERT INTO
+<table>``, the ``OVERWRITE WHERE`` bounds (the chunks replaced and locked), ``PARTITIONED BY``. The controller
+is an ordinary fake task of type ``query_controller`` (``query-<sqlQueryId>``), so status, locks, shutdown,
+publishing and handoff behave as for native tasks. Shapes as recorded on Druid 33 with the hand-built
+extension (dev/druid/RECORDED.md §MSQ).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+from aiohttp import web
+
+from .fake_http import Ctx, json_response
+from .fake_tasks import FakeTask, ParsedTask
+from .fake_time import parse_interval
+
+__all__ = ["ROUTES", "msq_report"]
+
+_HEAD = re.compile(r"^\s*(REPLACE|INSERT)\s+INTO\s+(\"[^\"]+\"|\w+)", re.I)
+_WHERE = re.compile(r"OVERWRITE\s+WHERE\s+(.*?)\s+SELECT\b", re.I | re.S)
+_TS = re.compile(r"TIMESTAMP\s*'([^']+)'", re.I)
+_PARTITIONED = re.compile(r"PARTITIONED\s+BY\s+(\w+)", re.I)
+_GRANULARITY = {"DAY": "DAY", "HOUR": "HOUR", "MONTH": "MONTH", "YEAR": "YEAR", "ALL": "ALL"}
+
+
+def _error(status: int, task_id: str | None, code: str, category: str, message: str) -> web.Response:
+    """SqlTaskResource.buildNonOkResponse: SqlTaskStatus {taskId, state FAILED, error: ErrorResponse}."""
+    return json_response({"taskId": task_id, "state": "FAILED", "error": {
+        "error": "druidException", "errorCode": code, "persona": "USER", "category": category,
+        "errorMessage": message, "context": {}}}, status=status)
+
+
+def _iso(ts: str) -> str:
+    return ts.strip().replace(" ", "T") + ("" if ts.strip().endswith("Z") else "Z")
+
+
+def _parse(sql: str, query_id: str) -> ParsedTask | str:
+    head = _HEAD.match(re.sub(r"--[^\n]*", " ", sql))
+    if head is None:
+        return "fake MSQ only runs REPLACE/INSERT statements"
+    table = head.group(2).strip('"')
+    part = _PARTITIONED.search(sql)
+    if part is None:
+        return "Operation [REPLACE] requires a PARTITIONED BY to be explicitly defined"
+    intervals: list[tuple[int, int]] = []
+    verb = head.group(1).upper()
+    if verb == "REPLACE":
+        where = _WHERE.search(sql)
+        if where is not None:
+            stamps = _TS.findall(where.group(1))
+            if len(stamps) != 2:
+                return f"fake MSQ needs two TIMESTAMP bounds in OVERWRITE WHERE, got {where.group(1)!r}"
+            intervals = [parse_interval(f"{_iso(stamps[0])}/{_iso(stamps[1])}")]
+    return ParsedTask(type="query_controller", id=query_id, group_id=None, datasource=table, context={},
+                      segment_granularity=_GRANULARITY.get(part.group(1).upper(), "DAY"), intervals=intervals,
+                      append=verb == "INSERT", drop_existing=verb == "REPLACE", max_subtasks=1, parallel=True)
+
+
+async def post_sql_task(ctx: Ctx) -> web.Response:
+    try:
+        body = json.loads(ctx.rec.body or b"{}")
+    except ValueError:
+        return _error(400, None, "invalidInput", "INVALID_INPUT", "Malformed SQL query body")
+    sql = body.get("query") if isinstance(body, dict) else None
+    context = body.get("context") or {} if isinstance(body, dict) else {}
+    query_id = str(context.get("sqlQueryId") or uuid.uuid4())
+    task_id = f"query-{query_id}"
+    if not isinstance(sql, str):
+        return _error(400, query_id, "invalidInput", "INVALID_INPUT", "query must be a string")
+    parsed = _parse(sql, task_id)
+    if isinstance(parsed, str):
+        return _error(400, query_id, "invalidInput", "INVALID_INPUT", parsed)
+    parsed.context = dict(context)
+    state = ctx.state
+    with state.lock:
+        if task_id in state.tasks:
+            # Druid 33 + MSQ (RECORDED.md §MSQ): the Overlord's 400 comes back through OverlordClient as a 500
+            # druidException with the Overlord's answer inside errorMessage.
+            return _error(500, query_id, "UnknownError", "UNCATEGORIZED",
+                          "org.apache.druid.rpc.HttpResponseException: Server error [400 Bad Request]; "
+                          f'payload: {{"error":"druidException","errorCode":"entryAlreadyExists","persona":"USER",'
+                          f'"category":"INVALID_INPUT","errorMessage":"Task[{task_id}] already exists","context":{{}}}}')
+        payload = {"type": "query_controller", "id": task_id, "dataSource": parsed.datasource,
+                   "sqlQuery": sql, "sqlQueryContext": context, "context": dict(context)}
+        state.insert_task(task_id, parsed, payload, state.clock())
+    return json_response({"taskId": task_id, "state": "RUNNING"}, status=202)
+
+
+def msq_report(task: FakeTask, now: float) -> dict[str, Any] | None:
+    """The controller's report: status (+ errorReport when FAILED), one input stage's counters."""
+    if task.start_at is None:
+        return None
+    rows = sum(s.num_rows for s in task._segments) if task.state == "SUCCESS" else 0
+    status: dict[str, Any] = {"status": task.state if not task.is_active else "RUNNING",
+                              "startTime": task.created_time, "durationMs": int(((task.finished_at or now)
+                                                                                 - task.start_at) * 1000),
+                              "pendingTasks": 0, "runningTasks": 1 if task.is_active else 0}
+    if task.state == "FAILED":
+        code, _, message = (task.error_msg or "UnknownError: ").partition(": ")
+        status["errorReport"] = {"taskId": task.id, "host": "localhost:8091",
+                                 "error": {"errorCode": code, "errorMessage": message or task.error_msg}}
+    counters = {"0": {"0": {"input0": {"type": "channel", "rows": [rows], "bytes": [rows * 100],
+                                       "files": [1], "totalFiles": [1]},
+                            "output": {"type": "channel", "rows": [rows], "bytes": [rows * 80], "frames": [1]}}},
+                "1": {"0": {"segmentGenerationProgress": {"type": "segmentGenerationProgress",
+                                                          "rowsProcessed": rows, "rowsPersisted": rows,
+                                                          "rowsMerged": rows, "rowsPushed": rows}}}}
+    payload = {"status": status, "stages": [], "counters": counters}
+    return {"multiStageQuery": {"type": "multiStageQuery", "taskId": task.id, "payload": payload}}
+
+
+ROUTES = [
+    ("POST", r"/druid/v2/sql/task/?", post_sql_task),
+]
