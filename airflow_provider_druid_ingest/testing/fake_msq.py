@@ -84,8 +84,9 @@ async def post_sql_task(ctx: Ctx) -> web.Response:
             # druidException with the Overlord's answer inside errorMessage.
             return _error(500, query_id, "UnknownError", "UNCATEGORIZED",
                           "org.apache.druid.rpc.HttpResponseException: Server error [400 Bad Request]; "
-                          f'payload: {{"error":"druidException","errorCode":"entryAlreadyExists","persona":"USER",'
-                          f'"category":"INVALID_INPUT","errorMessage":"Task[{task_id}] already exists","context":{{}}}}')
+                          'payload: {"error":"druidException","errorCode":"entryAlreadyExists","persona":"USER",'
+                          f'"category":"INVALID_INPUT","errorMessage":"Task[{task_id}] already exists",'
+                          '"context":{}}')
         payload = {"type": "query_controller", "id": task_id, "dataSource": parsed.datasource,
                    "sqlQuery": sql, "sqlQueryContext": context, "context": dict(context)}
         state.insert_task(task_id, parsed, payload, state.clock())

@@ -133,11 +133,11 @@ def test_overwrite_all_when_allowed_and_insert_warns() -> None:
 def test_preflight_names_other_problems() -> None:
     with pytest.raises(SpecValidationError, match="undefined template variable"):
         build_msq_plan("REPLACE INTO x {{ nope }}", intervals=[DAY1])
-    with pytest.raises(SpecValidationError, match="PARTITIONED BY"):
+    with pytest.raises(SpecValidationError, match=r"PARTITIONED BY"):
         build_msq_plan("INSERT INTO x SELECT 1", intervals=[DAY1])
     with pytest.raises(SpecValidationError, match="writes into 'x' but the datasource is 'y'"):
         build_msq_plan("INSERT INTO x SELECT 1 PARTITIONED BY DAY", intervals=[DAY1], datasource="y")
-    with pytest.raises(SpecValidationError, match="context.sqlQueryId"):
+    with pytest.raises(SpecValidationError, match=r"context\.sqlQueryId"):
         build_msq_plan("INSERT INTO x SELECT 1 PARTITIONED BY DAY", intervals=[DAY1], context={"sqlQueryId": "a"})
     with pytest.raises(SpecValidationError, match="exactly one interval"):
         build_msq_plan("INSERT INTO x SELECT 1 PARTITIONED BY DAY", intervals=[DAY1, DAY2])
