@@ -1,7 +1,8 @@
 """SQL-based (MSQ) ingestion: one templated ``REPLACE``/``INSERT`` statement per interval, planned like a spec.
 
 ``build_msq_plan`` renders the statement with the run's interval (Jinja variables ``interval_start``,
-``interval_end`` as SQL ``TIMESTAMP`` literal text, ``interval`` as ISO ``start/end``, ``datasource``), checks it
+``interval_end`` as SQL ``TIMESTAMP`` literal text, ``interval`` as ISO ``start/end``, ``interval_date`` as
+``YYYY-MM-DD`` of its start, ``datasource``), checks it
 before any HTTP call and derives the deterministic task id. MSQ names its controller task ``query-<sqlQueryId>``
 (``MSQTasks.controllerTaskId``) and takes ``sqlQueryId`` from the query context, so pinning ``sqlQueryId`` pins the
 task id: the same ensure/adopt logic as native specs applies (druid-contract §msq).
@@ -107,7 +108,8 @@ def _split_interval(interval: str) -> tuple[datetime, datetime]:
 def interval_variables(interval: str) -> dict[str, str]:
     """The template variables of one run interval (UTC)."""
     start, end = _split_interval(interval)
-    return {"interval_start": _sql_time(start), "interval_end": _sql_time(end), "interval": interval}
+    return {"interval_start": _sql_time(start), "interval_end": _sql_time(end), "interval": interval,
+            "interval_date": start.strftime("%Y-%m-%d")}
 
 
 # ---- statement checks (pure text) -------------------------------------------------------------------

@@ -47,25 +47,26 @@ def msq_error_text(report: Any) -> str | None:
 
 
 def _counters(counters: Any) -> tuple[int, int, int | None]:
-    """(rows read, bytes read) at stage 0's input channels, and rows pushed into segments (None if absent)."""
-    rows = size = 0
+    """(rows, bytes) stage 0 read (its input channels; an inline source counts only files there, so then what
+    stage 0 emitted) and the rows pushed into segments (None if absent)."""
+    read = [0, 0]
+    emitted = [0, 0]
     pushed: int | None = None
-    if not isinstance(counters, dict):
-        return 0, 0, None
-    for stage, workers in counters.items():
-        if not isinstance(workers, dict):
-            continue
-        for per_worker in workers.values():
-            if not isinstance(per_worker, dict):
-                continue
-            for name, counter in per_worker.items():
-                if not isinstance(counter, dict):
-                    continue
-                if str(stage) == "0" and name.startswith("input"):
-                    rows += _sum(counter.get("rows"))
-                    size += _sum(counter.get("bytes"))
+    counted = False
+    for stage, workers in _dict(counters).items():
+        for per_worker in _dict(workers).values():
+            for name, counter in _dict(per_worker).items():
+                counter = _dict(counter)
+                if str(stage) == "0" and name.startswith("input") and "rows" in counter:
+                    counted = True
+                    read[0] += _sum(counter.get("rows"))
+                    read[1] += _sum(counter.get("bytes"))
+                if str(stage) == "0" and name == "output":
+                    emitted[0] += _sum(counter.get("rows"))
+                    emitted[1] += _sum(counter.get("bytes"))
                 if counter.get("type") == "segmentGenerationProgress":
                     pushed = (pushed or 0) + _int(counter.get("rowsPushed"))
+    rows, size = read if counted else emitted
     return rows, size, pushed
 
 

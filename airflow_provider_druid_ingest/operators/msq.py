@@ -32,8 +32,8 @@ class DruidMsqIngestOperator(DruidIngestOperator):
 
     :param sql: the statement, a Jinja template rendered by the core (not by Airflow) with ``interval_start``
         and ``interval_end`` (SQL ``TIMESTAMP`` literal text, e.g. ``2026-11-01 00:00:00``), ``interval`` (ISO),
-        ``datasource``, ``ds`` (the run's date) and ``variables``. A ``REPLACE`` must be bounded to the run's
-        interval: ``OVERWRITE WHERE __time >= TIMESTAMP '{{ interval_start }}' AND __time < TIMESTAMP
+        ``interval_date`` (``YYYY-MM-DD`` of the interval's start), ``datasource`` and ``variables``. A
+        ``REPLACE`` must be bounded to the run's interval: ``OVERWRITE WHERE __time >= TIMESTAMP '{{ interval_start }}' AND __time < TIMESTAMP
         '{{ interval_end }}'``; anything else fails before any HTTP call, naming the clause and the interval.
     :param query_context: MSQ query context (``maxNumTasks``, ``finalizeAggregations``, ...); ``sqlQueryId`` is
         the plan's. ``pool_slots`` defaults to ``maxNumTasks`` (default 2: controller + one worker).
@@ -87,14 +87,13 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         """The run's MSQ plan: rendered and checked, no HTTP. A bad statement fails without retries."""
         from airflow_provider_druid_ingest.core.msq import build_msq_plan
 
-        values = {"ds": context.get("ds"), **self.variables}
         try:
             plan = build_msq_plan(
                 self.sql,
                 intervals=as_list(self.intervals) or run_intervals(context) or [],
                 datasource=self.datasource or None,
                 context=self.query_context,
-                variables=values,
+                variables=self.variables,
                 idempotency_key=self.idempotency_key or None,
                 allow_overwrite_all=self.allow_overwrite_all,
             )

@@ -29,11 +29,12 @@ _PARTITIONED = re.compile(r"PARTITIONED\s+BY\s+(\w+)", re.I)
 _GRANULARITY = {"DAY": "DAY", "HOUR": "HOUR", "MONTH": "MONTH", "YEAR": "YEAR", "ALL": "ALL"}
 
 
-def _error(status: int, task_id: str | None, code: str, category: str, message: str) -> web.Response:
-    """SqlTaskResource.buildNonOkResponse: SqlTaskStatus {taskId, state FAILED, error: ErrorResponse}."""
+def _error(status: int, task_id: str | None, code: str, category: str, message: str,
+           persona: str = "USER", context: dict[str, Any] | None = None) -> web.Response:
+    """SqlTaskResource.buildNonOkResponse: SqlTaskStatus {taskId (the sqlQueryId), state FAILED, error}."""
     return json_response({"taskId": task_id, "state": "FAILED", "error": {
-        "error": "druidException", "errorCode": code, "persona": "USER", "category": category,
-        "errorMessage": message, "context": {}}}, status=status)
+        "error": "druidException", "errorCode": code, "persona": persona, "category": category,
+        "errorMessage": message, "context": context if context is not None else {}}}, status=status)
 
 
 def _iso(ts: str) -> str:
@@ -47,7 +48,8 @@ def _parse(sql: str, query_id: str) -> ParsedTask | str:
     table = head.group(2).strip('"')
     part = _PARTITIONED.search(sql)
     if part is None:
-        return "Operation [REPLACE] requires a PARTITIONED BY to be explicitly defined"
+        return (f"Operation [{head.group(1).upper()}] requires a PARTITIONED BY to be explicitly defined, but none "
+                "was found.")
     intervals: list[tuple[int, int]] = []
     verb = head.group(1).upper()
     if verb == "REPLACE":
@@ -75,18 +77,22 @@ async def post_sql_task(ctx: Ctx) -> web.Response:
         return _error(400, query_id, "invalidInput", "INVALID_INPUT", "query must be a string")
     parsed = _parse(sql, task_id)
     if isinstance(parsed, str):
-        return _error(400, query_id, "invalidInput", "INVALID_INPUT", parsed)
+        return _error(400, query_id, "invalidInput", "INVALID_INPUT", parsed, context={"sourceType": "sql"})
     parsed.context = dict(context)
     state = ctx.state
     with state.lock:
         if task_id in state.tasks:
             # Druid 33 + MSQ (RECORDED.md §MSQ): the Overlord's 400 comes back through OverlordClient as a 500
             # druidException with the Overlord's answer inside errorMessage.
-            return _error(500, query_id, "UnknownError", "UNCATEGORIZED",
+            # Druid 33 + MSQ (RECORDED.md §MSQ): the Overlord's duplicate-id 400 comes back through OverlordClient
+            # as a 500 druidException "general" with the Overlord's answer inside errorMessage.
+            overlord = json.dumps({"error": "druidException", "errorCode": "entryAlreadyExists", "persona": "USER",
+                                   "category": "INVALID_INPUT", "errorMessage": f"Task[{task_id}] already exists",
+                                   "context": {}}, separators=(",", ":"))
+            return _error(500, query_id, "general", "UNCATEGORIZED",
                           "org.apache.druid.rpc.HttpResponseException: Server error [400 Bad Request]; "
-                          'payload: {"error":"druidException","errorCode":"entryAlreadyExists","persona":"USER",'
-                          f'"category":"INVALID_INPUT","errorMessage":"Task[{task_id}] already exists",'
-                          '"context":{}}')
+                          f"body: {overlord}",
+                          persona="DEVELOPER")
         payload = {"type": "query_controller", "id": task_id, "dataSource": parsed.datasource,
                    "sqlQuery": sql, "sqlQueryContext": context, "context": dict(context)}
         state.insert_task(task_id, parsed, payload, state.clock())
@@ -94,26 +100,43 @@ async def post_sql_task(ctx: Ctx) -> web.Response:
 
 
 def msq_report(task: FakeTask, now: float) -> dict[str, Any] | None:
-    """The controller's report: status (+ errorReport when FAILED), one input stage's counters."""
+    """The controller's report as Druid 33 writes it (RECORDED.md §MSQ): status (errorReport when FAILED, the
+    live RUNNING one while the runner still has it), stage 0 reading the input (an inline source counts only
+    files), stage 1 generating segments; plus the taskContext section."""
     if task.start_at is None:
         return None
     rows = sum(s.num_rows for s in task._segments) if task.state == "SUCCESS" else 0
-    status: dict[str, Any] = {"status": task.state if not task.is_active else "RUNNING",
-                              "startTime": task.created_time, "durationMs": int(((task.finished_at or now)
-                                                                                 - task.start_at) * 1000),
-                              "pendingTasks": 0, "runningTasks": 1 if task.is_active else 0}
-    if task.state == "FAILED":
+    done = not task.is_active
+    status: dict[str, Any] = {
+        "status": task.state if done and task.runner_state == "NONE" else "RUNNING",
+        "startTime": task.created_time,
+        "durationMs": int(((task.finished_at or now) - task.start_at) * 1000),
+        "workers": {"0": [{"workerId": f"{task.id}-worker0_0", "state": task.state if done else "RUNNING",
+                           "durationMs": int(task.duration * 1000) if done else -1, "pendingMs": 0}]},
+        "pendingTasks": 0,
+        "runningTasks": 1,
+    }
+    if task.state == "FAILED" and task.error_msg != "Shutdown request from user":
         code, _, message = (task.error_msg or "UnknownError: ").partition(": ")
-        status["errorReport"] = {"taskId": task.id, "host": "localhost:8091",
-                                 "error": {"errorCode": code, "errorMessage": message or task.error_msg}}
-    counters = {"0": {"0": {"input0": {"type": "channel", "rows": [rows], "bytes": [rows * 100],
-                                       "files": [1], "totalFiles": [1]},
-                            "output": {"type": "channel", "rows": [rows], "bytes": [rows * 80], "frames": [1]}}},
-                "1": {"0": {"segmentGenerationProgress": {"type": "segmentGenerationProgress",
-                                                          "rowsProcessed": rows, "rowsPersisted": rows,
-                                                          "rowsMerged": rows, "rowsPushed": rows}}}}
-    payload = {"status": status, "stages": [], "counters": counters}
-    return {"multiStageQuery": {"type": "multiStageQuery", "taskId": task.id, "payload": payload}}
+        status["errorReport"] = {"taskId": task.id, "host": "127.0.0.1:8091",
+                                 "error": {"errorCode": code, "errorMessage": message or task.error_msg},
+                                 "exceptionStackTrace": f"org.apache.druid.msq.indexing.error.MSQException: "
+                                                        f"{task.error_msg}\n\tat (FakeDruid)"}
+    elif task.state == "SUCCESS":
+        status["segmentReport"] = {"shardSpec": "NumberedShardSpec", "details": "CLUSTERED BY clause is empty."}
+    counters = {
+        "0": {"0": {"input0": {"type": "channel", "totalFiles": [1]},
+                    "output": {"type": "channel", "rows": [rows], "bytes": [rows * 76], "frames": [1]},
+                    "shuffle": {"type": "channel", "rows": [rows], "bytes": [rows * 72], "frames": [1]}}},
+        "1": {"0": {"input0": {"type": "channel", "rows": [rows], "bytes": [rows * 72], "frames": [1]},
+                    "segmentGenerationProgress": {"type": "segmentGenerationProgress", "rowsProcessed": rows,
+                                                  "rowsPersisted": rows, "rowsMerged": rows, "rowsPushed": rows}}},
+    }
+    stages = [{"stageNumber": n, "phase": "FINISHED" if task.state == "SUCCESS" else "FAILED", "workerCount": 1,
+               "partitionCount": 1, "output": "localStorage"} for n in (0, 1)]
+    payload = {"status": status, "stages": stages, "counters": counters}
+    return {"multiStageQuery": {"type": "multiStageQuery", "taskId": task.id, "payload": payload},
+            "taskContext": {"type": "taskContext", "taskId": task.id, "payload": task.spec.get("context", {})}}
 
 
 ROUTES = [

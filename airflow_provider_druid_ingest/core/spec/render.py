@@ -135,7 +135,8 @@ def render_sql(text: str, variables: dict[str, Any] | None = None) -> str:
         return env.from_string(text).render(variables or {})
     except UndefinedError as exc:
         raise _fail("sql", f"undefined template variable: {exc.message}",
-                    valid="interval_start, interval_end, interval, datasource, or one passed in variables") from exc
+                    valid="interval_start, interval_end, interval, interval_date, datasource, or one passed in "
+                    "variables") from exc
     except TemplateSyntaxError as exc:
         raise _fail("sql", f"Jinja2 syntax error at line {exc.lineno}: {exc.message}",
                     valid="a valid Jinja2 template") from exc

@@ -54,7 +54,8 @@ def test_failure_is_summarised_from_the_msq_report(druid_conn, context):
 
 def test_preflight_fails_without_http(druid_conn, context):
     bad = SQL.replace("{{ interval_end }}", "2026-07-18 00:00:00")
-    with pytest.raises(AirflowFailException, match=r"(?s)invalid MSQ statement.*sql\.OVERWRITE.*does not match the run"):
+    expected = r"(?s)invalid MSQ statement.*sql\.OVERWRITE.*does not match the run"
+    with pytest.raises(AirflowFailException, match=expected):
         op(sql=bad).execute(context)
     with pytest.raises(AirflowFailException, match="OVERWRITE ALL"):
         op(sql=SQL.split("OVERWRITE")[0] + "OVERWRITE ALL SELECT 1 FROM t PARTITIONED BY DAY").execute(context)
