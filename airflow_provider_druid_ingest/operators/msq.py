@@ -33,8 +33,9 @@ class DruidMsqIngestOperator(DruidIngestOperator):
     :param sql: the statement, a Jinja template rendered by the core (not by Airflow) with ``interval_start``
         and ``interval_end`` (SQL ``TIMESTAMP`` literal text, e.g. ``2026-11-01 00:00:00``), ``interval`` (ISO),
         ``interval_date`` (``YYYY-MM-DD`` of the interval's start), ``datasource`` and ``variables``. A
-        ``REPLACE`` must be bounded to the run's interval: ``OVERWRITE WHERE __time >= TIMESTAMP '{{ interval_start }}' AND __time < TIMESTAMP
-        '{{ interval_end }}'``; anything else fails before any HTTP call, naming the clause and the interval.
+        ``REPLACE`` must be bounded to the run's interval: ``OVERWRITE WHERE __time >= TIMESTAMP
+        '{{ interval_start }}' AND __time < TIMESTAMP '{{ interval_end }}'``; anything else fails before any
+        HTTP call, naming the clause and the interval.
     :param query_context: MSQ query context (``maxNumTasks``, ``finalizeAggregations``, ...); ``sqlQueryId`` is
         the plan's. ``pool_slots`` defaults to ``maxNumTasks`` (default 2: controller + one worker).
     :param variables: extra template variables
