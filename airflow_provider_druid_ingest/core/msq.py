@@ -210,12 +210,16 @@ def build_msq_plan(
     variables: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
     allow_overwrite_all: bool = False,
+    allow_empty: bool = False,
     id_prefix: str = "msq",
 ) -> MsqPlan:
     """Render ``sql`` for the run's interval, check it (no HTTP) and derive the plan.
 
     One interval per statement: a day's run REPLACEs that day. The id hashes the rendered statement and context,
     so the same statement adopts its task and a changed one gets a new task (which replaces the interval).
+
+    ``failOnEmptyInsert`` defaults to ``not allow_empty``: Druid's default (false) lets a REPLACE whose input is
+    missing or empty SUCCEED and replace the interval with tombstones, deleting the day (seen on Druid 33).
     """
     if len(intervals) != 1:
         raise SpecValidationError([SpecProblem("intervals", "an MSQ statement is planned for exactly one interval",
@@ -232,6 +236,7 @@ def build_msq_plan(
         if key in ctx:
             raise SpecValidationError([SpecProblem(f"context.{key}", "is set by the plan (it pins the task id)",
                                                    value=ctx[key], valid="leave it out; use idempotency_key")])
+    ctx.setdefault("failOnEmptyInsert", not allow_empty)
     tasks = ctx.get("maxNumTasks", 2)
     if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 2:
         raise SpecValidationError([SpecProblem("context.maxNumTasks", "must be an integer >= 2 (controller + one "

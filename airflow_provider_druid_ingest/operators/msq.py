@@ -41,9 +41,12 @@ class DruidMsqIngestOperator(DruidIngestOperator):
     :param variables: extra template variables
     :param allow_overwrite_all: accept ``OVERWRITE ALL`` (replaces every interval of the datasource)
     :param datasource: the table the statement must write (checked); also the default Asset
+    :param allow_empty: by default the statement runs with ``failOnEmptyInsert=true``, so a missing or empty
+        input FAILS (InsertCannotBeEmpty) and the interval keeps its data; with True Druid replaces the interval
+        with tombstones (the day becomes empty) and the task succeeds
 
     Everything else as :class:`DruidIngestOperator` (``intervals``, ``idempotency_key``, ``wait_for_handoff``,
-    ``on_never``, ``allow_empty``, timeouts, ``shutdown_on_kill``, ``deferrable``, ...). The handoff gate is
+    ``on_never``, timeouts, ``shutdown_on_kill``, ``deferrable``, ...). The handoff gate is
     the package's (the controller's published version, read from the metadata store), not MSQ's own
     ``waitUntilSegmentsLoad``, which would hold two task slots while waiting.
     """
@@ -97,6 +100,7 @@ class DruidMsqIngestOperator(DruidIngestOperator):
                 variables=self.variables,
                 idempotency_key=self.idempotency_key or None,
                 allow_overwrite_all=self.allow_overwrite_all,
+                allow_empty=self.allow_empty,
             )
         except SpecValidationError as exc:
             raise AirflowFailException(str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement",

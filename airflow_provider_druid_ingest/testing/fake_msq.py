@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
@@ -95,7 +96,12 @@ async def post_sql_task(ctx: Ctx) -> web.Response:
                           persona="DEVELOPER")
         payload = {"type": "query_controller", "id": task_id, "dataSource": parsed.datasource,
                    "sqlQuery": sql, "sqlQueryContext": context, "context": dict(context)}
-        state.insert_task(task_id, parsed, payload, state.clock())
+        task = state.insert_task(task_id, parsed, payload, state.clock())
+        if task.plan.rows_per_bucket <= 0 and context.get("failOnEmptyInsert") in (True, "true"):
+            # Druid 33 + MSQ (RECORDED.md §MSQ): no rows with failOnEmptyInsert -> FAILED, nothing published
+            task.plan = replace(task.plan, outcome="FAILED", error_msg=(
+                f"InsertCannotBeEmpty: No rows to insert for dataSource[{parsed.datasource}]. Set failOnEmptyInsert "
+                ": false in the query context to allow empty inserts."))
     return json_response({"taskId": task_id, "state": "RUNNING"}, status=202)
 
 

@@ -37,10 +37,12 @@ def sql_posts(fake: FakeDruid) -> list:
 
 
 def rows_served(fake: FakeDruid, ds: str, day_start: str) -> int:
-    """What a COUNT over the day would read: the newest used version's rows in that chunk."""
-    used = [s for s in fake.used_segments(ds) if s["interval"].startswith(day_start)]
-    newest = max(s["version"] for s in used)
-    return sum(int(s.get("num_rows", s.get("numRows", 0)) or 0) for s in used if s["version"] == newest)
+    """What a COUNT over the day would read: the rows of the newest used version in that chunk."""
+    day = next(s["interval"] for s in fake.used_segments(ds) if s["interval"].startswith(day_start))
+    with fake.state.lock:
+        used = [s for s in fake.state.used(ds) if s.to_json()["interval"] == day]
+        newest = max(s.version for s in used)
+        return sum(s.num_rows for s in used if s.version == newest)
 
 
 def test_two_days_adopt_replace(fake_druid: FakeDruid, make_client) -> None:
@@ -64,6 +66,7 @@ def test_two_days_adopt_replace(fake_druid: FakeDruid, make_client) -> None:
     assert changed.handoff.state == "loaded" and changed.handoff.version != first[0].handoff.version
     assert len(sql_posts(fake_druid)) == 3
     assert changed.report is not None and changed.report.totals()["processed"] == 3
+    assert rows_served(fake_druid, "msq_core", "2026-11-01") == 3 == changed.report.records_processed
 
 
 def test_failed_attempt_summary_and_next_id(fake_druid: FakeDruid, make_client) -> None:
@@ -167,3 +170,37 @@ def test_report_parser_reads_failure_and_counters() -> None:
     assert summary.totals()["processed"] == 5 and summary.totals()["processedBytes"] == 15
     assert summary.unparseable_total == 1 and summary.totals()["unparseable"] == 1
     assert parse_msq_report({"multiStageQuery": "odd"}) is None
+
+
+def test_empty_input_fails_and_keeps_the_day_unless_allowed(fake_druid: FakeDruid, make_client) -> None:
+    """Druid's own default would replace the day with tombstones; the plan sends failOnEmptyInsert=true."""
+    client = make_client()
+    fake_druid.default_plan = TaskPlan(rows_per_bucket=2)
+    kept = client.ingest(plan_for(DAY1, ds="msq_empty"), handoff_timeout=20)
+    fake_druid.default_plan = TaskPlan(rows_per_bucket=0)
+    with pytest.raises(DruidTaskFailedError, match=r"InsertCannotBeEmpty: No rows to insert for dataSource\[msq_emp"):
+        client.ingest(plan_for(DAY1, factor=2, ds="msq_empty"), handoff_timeout=20)
+    assert sql_posts(fake_druid)[-1].json["context"]["failOnEmptyInsert"] is True
+    assert rows_served(fake_druid, "msq_empty", "2026-11-01") == 2  # the day kept its data
+    allowed = build_msq_plan(STATEMENT, intervals=[DAY1], datasource="msq_empty", variables={"factor": 3},
+                             allow_empty=True)
+    assert allowed.context["failOnEmptyInsert"] is False
+    emptied = client.ingest(allowed, handoff_timeout=20, allow_empty=True)
+    assert emptied.handoff is not None and emptied.handoff.version != kept.handoff.version
+    assert rows_served(fake_druid, "msq_empty", "2026-11-01") == 0  # tombstones: the day is empty now
+
+
+def test_recorded_duplicate_answer_is_a_duplicate_not_a_retry() -> None:
+    """The exact 500 Druid 33 + MSQ gave for a second POST with the same sqlQueryId (RECORDED.md §MSQ)."""
+    from airflow_provider_druid_ingest.core.http import Request, Response, classify
+
+    text = ('{"taskId":"msq_raw_probe_1","state":"FAILED","error":{"error":"druidException","errorCode":"general",'
+            '"persona":"DEVELOPER","category":"UNCATEGORIZED","errorMessage":"org.apache.druid.rpc.'
+            'HttpResponseException: Server error [400 Bad Request]; body: {\\"error\\":\\"druidException\\",'
+            '\\"errorCode\\":\\"entryAlreadyExists\\",\\"persona\\":\\"USER\\",\\"category\\":\\"INVALID_INPUT\\",'
+            '\\"errorMessage\\":\\"Task[query-msq_raw_probe_1] already exists\\",\\"context\\":{}}","context":{}}}')
+    resp = Response(500, text.encode(), {"Content-Type": "application/json"}, "http://r/druid/v2/sql/task", "POST")
+    assert classify(resp) == "ok"
+    with pytest.raises(DuplicateTaskIdError) as dup:
+        parse_sql_task(resp, Request("POST", "broker", "/druid/v2/sql/task"))
+    assert dup.value.task_id == "query-msq_raw_probe_1"
