@@ -1,4 +1,4 @@
-"""Daily SQL-based (MSQ) ingestion of ``events_msq``: the same gates as ``example_druid_daily``, one statement.
+"""Daily SQL-based (MSQ) ingestion of ``msq_events_web``: the same gates as ``example_druid_daily``, one statement.
 
 ``DruidMsqIngestOperator`` renders ``sql/events_web_msq.sql`` for the run's interval (``REPLACE INTO ...
 OVERWRITE WHERE`` bounded to exactly that day: anything else fails before any HTTP call), posts it to
@@ -27,7 +27,7 @@ from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
 
 SQL = (Path(__file__).parent / "sql" / "events_web_msq.sql").read_text()
-DATASOURCE = "events_msq"
+DATASOURCE = "msq_events_web"
 
 with DAG(
     dag_id="example_druid_msq_daily",

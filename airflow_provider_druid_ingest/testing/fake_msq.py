@@ -122,12 +122,15 @@ def msq_report(task: FakeTask, now: float) -> dict[str, Any] | None:
         "pendingTasks": 0,
         "runningTasks": 1,
     }
-    if task.state == "FAILED" and task.error_msg != "Shutdown request from user":
-        code, _, message = (task.error_msg or "UnknownError: ").partition(": ")
+    if task.state == "FAILED":
+        # Druid 33 (RECORDED.md §14): a shut-down controller's final report says Canceled
+        shut = task.error_msg == "Shutdown request from user"
+        code, _, message = ("Canceled: Query canceled by user or by task shutdown." if shut
+                            else task.error_msg or "UnknownError: ").partition(": ")
         status["errorReport"] = {"taskId": task.id, "host": "127.0.0.1:8091",
                                  "error": {"errorCode": code, "errorMessage": message or task.error_msg},
                                  "exceptionStackTrace": f"org.apache.druid.msq.indexing.error.MSQException: "
-                                                        f"{task.error_msg}\n\tat (FakeDruid)"}
+                                                        f"{code}: {message}\n\tat (FakeDruid)"}
     elif task.state == "SUCCESS":
         status["segmentReport"] = {"shardSpec": "NumberedShardSpec", "details": "CLUSTERED BY clause is empty."}
     counters = {

@@ -14,7 +14,7 @@ def test_msq_dag_green_statement_bounded_to_the_run(druid_conn, trigger_runs):  
     dag = example_dag("example_druid_msq_daily")
     ingest = dag.get_task("ingest_events_msq")
     assert ingest.pool == "druid_ingest" and ingest.pool_slots == 2
-    assert [a.uri for a in ingest.outlets] == ["druid://druid_cluster_default/events_msq"]
+    assert [a.uri for a in ingest.outlets] == ["druid://druid_cluster_default/msq_events_web"]
     dr = run_dag(dag)
     assert dr.state == "success", ti_states(dr)
     posts = druid_conn.requests_matching("POST", "/druid/v2/sql/task")
@@ -24,6 +24,6 @@ def test_msq_dag_green_statement_bounded_to_the_run(druid_conn, trigger_runs):  
             "'2026-11-02 00:00:00'") in query
     assert '"baseDir":"/tmp/events/2026-11-01"' in query  # interval_date and the DAG's variable, by the plan
     assert posts[0].json["context"]["maxNumTasks"] == 2
-    assert posts[0].json["context"]["sqlQueryId"].startswith("msq_events_msq_20261101-20261102_")
-    assert any("/metadata/datasources/events_msq/segments" in r.path for r in druid_conn.requests)
+    assert posts[0].json["context"]["sqlQueryId"].startswith("msq_msq_events_web_20261101-20261102_")
+    assert any("/metadata/datasources/msq_events_web/segments" in r.path for r in druid_conn.requests)
     assert trigger_runs == ["DruidIngestionTrigger"]

@@ -6,6 +6,8 @@ adopts, a changed statement replaces, counts match; plus the failure summary, pr
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from airflow_provider_druid_ingest.core.errors import DruidTaskFailedError, DuplicateTaskIdError, SpecValidationError
@@ -99,9 +101,15 @@ def test_shutdown_of_controller(fake_druid: FakeDruid, make_client) -> None:
     client = make_client()
     fake_druid.default_plan = TaskPlan(duration=30)
     outcome = client.ensure_submitted(plan_for(DAY1, ds="msq_kill"))
+    deadline = time.time() + 10
+    while client.status(outcome.task_id).runner_state != "RUNNING" and time.time() < deadline:
+        time.sleep(0.05)  # the controller runs (its workers too) before it is shut down, as in the real probe
     client.shutdown(outcome.task_id)
     status = client.wait_for_task(outcome.task_id, timeout=10)
     assert status.state == "FAILED" and "Shutdown request" in (status.error_msg or "")
+    report = client.report_summary(outcome.task_id)
+    assert report is not None and report.error_msg is not None
+    assert report.error_msg.startswith("Canceled: Query canceled by user or by task shutdown.")
 
 
 @pytest.mark.parametrize(
