@@ -16,6 +16,8 @@ from airflow_provider_druid_ingest.core.msq import build_msq_plan, check_stateme
 from airflow_provider_druid_ingest.core.msq_reports import parse_msq_report
 from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
 
+from .conftest import FAST_POLL
+
 pytestmark = pytest.mark.timeout(60)
 
 DAY1 = "2026-11-01T00:00:00Z/2026-11-02T00:00:00Z"
@@ -50,7 +52,7 @@ def rows_served(fake: FakeDruid, ds: str, day_start: str) -> int:
 def test_two_days_adopt_replace(fake_druid: FakeDruid, make_client) -> None:
     client = make_client()
     fake_druid.default_plan = TaskPlan(rows_per_bucket=3)
-    first = [client.ingest(plan_for(day), handoff_timeout=20) for day in (DAY1, DAY2)]
+    first = [client.ingest(plan_for(day), handoff_timeout=20, schedule=FAST_POLL) for day in (DAY1, DAY2)]
     assert [r.submit.action for r in first] == ["submitted", "submitted"]
     assert all(r.submit.task_id.startswith("query-msq_msq_core_") for r in first)
     assert all(r.status.task_type == "query_controller" for r in first)
@@ -59,11 +61,13 @@ def test_two_days_adopt_replace(fake_druid: FakeDruid, make_client) -> None:
     assert [b["context"]["sqlQueryId"] for b in bodies] == [r.submit.task_id[len("query-"):] for r in first]
     assert "TIMESTAMP '2026-11-02 00:00:00'" in bodies[1]["query"]
 
-    again = client.ingest(plan_for(DAY1), handoff_timeout=20)  # same statement: adopted, nothing posted
+    # same statement: adopted, nothing posted
+    again = client.ingest(plan_for(DAY1), handoff_timeout=20, schedule=FAST_POLL)
     assert again.submit.action == "adopted" and again.submit.task_id == first[0].submit.task_id
     assert len(sql_posts(fake_druid)) == 2
 
-    changed = client.ingest(plan_for(DAY1, factor=2), handoff_timeout=20)  # new statement: new task replaces
+    # a changed statement: a new task, which replaces the day
+    changed = client.ingest(plan_for(DAY1, factor=2), handoff_timeout=20, schedule=FAST_POLL)
     assert changed.submit.action == "submitted" and changed.submit.task_id != first[0].submit.task_id
     assert changed.handoff.state == "loaded" and changed.handoff.version != first[0].handoff.version
     assert len(sql_posts(fake_druid)) == 3
@@ -77,11 +81,11 @@ def test_failed_attempt_summary_and_next_id(fake_druid: FakeDruid, make_client) 
     fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg="TooManyWarnings: Too many warnings of type "
                                        "CannotParseExternalData generated (max = 0)"))
     with pytest.raises(DruidTaskFailedError) as err:
-        client.ingest(plan, handoff_timeout=20)
+        client.ingest(plan, handoff_timeout=20, schedule=FAST_POLL)
     text = str(err.value)
     assert "TooManyWarnings: Too many warnings of type CannotParseExternalData" in text
     assert plan.base_task_id in text
-    retried = client.ingest(plan, handoff_timeout=20)  # FAILED -> the next attempt id
+    retried = client.ingest(plan, handoff_timeout=20, schedule=FAST_POLL)  # FAILED -> the next attempt id
     assert retried.submit.task_id == plan.base_task_id + "_r1" and retried.submit.action == "submitted"
     assert sql_posts(fake_druid)[-1].json["context"]["sqlQueryId"] == plan.base_task_id[len("query-"):] + "_r1"
 
@@ -184,16 +188,16 @@ def test_empty_input_fails_and_keeps_the_day_unless_allowed(fake_druid: FakeDrui
     """Druid's own default would replace the day with tombstones; the plan sends failOnEmptyInsert=true."""
     client = make_client()
     fake_druid.default_plan = TaskPlan(rows_per_bucket=2)
-    kept = client.ingest(plan_for(DAY1, ds="msq_empty"), handoff_timeout=20)
+    kept = client.ingest(plan_for(DAY1, ds="msq_empty"), handoff_timeout=20, schedule=FAST_POLL)
     fake_druid.default_plan = TaskPlan(rows_per_bucket=0)
     with pytest.raises(DruidTaskFailedError, match=r"InsertCannotBeEmpty: No rows to insert for dataSource\[msq_emp"):
-        client.ingest(plan_for(DAY1, factor=2, ds="msq_empty"), handoff_timeout=20)
+        client.ingest(plan_for(DAY1, factor=2, ds="msq_empty"), handoff_timeout=20, schedule=FAST_POLL)
     assert sql_posts(fake_druid)[-1].json["context"]["failOnEmptyInsert"] is True
     assert rows_served(fake_druid, "msq_empty", "2026-11-01") == 2  # the day kept its data
     allowed = build_msq_plan(STATEMENT, intervals=[DAY1], datasource="msq_empty", variables={"factor": 3},
                              allow_empty=True)
     assert allowed.context["failOnEmptyInsert"] is False
-    emptied = client.ingest(allowed, handoff_timeout=20, allow_empty=True)
+    emptied = client.ingest(allowed, handoff_timeout=20, allow_empty=True, schedule=FAST_POLL)
     assert emptied.handoff is not None and emptied.handoff.version != kept.handoff.version
     assert rows_served(fake_druid, "msq_empty", "2026-11-01") == 0  # tombstones: the day is empty now
 
