@@ -42,7 +42,8 @@ def get_provider_info() -> dict[str, Any]:
         "operators": [
             {
                 "integration-name": INTEGRATION,
-                "python-modules": [f"{PACKAGE}.operators.submit", f"{PACKAGE}.operators.ingest"],
+                "python-modules": [f"{PACKAGE}.operators.submit", f"{PACKAGE}.operators.ingest",
+                                   f"{PACKAGE}.operators.msq"],
             }
         ],
         "sensors": [

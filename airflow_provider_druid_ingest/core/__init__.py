@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         UnknownTaskError,
     )
     from .models import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+    from .msq import MsqPlan, build_msq_plan
     from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
     from .plan import IngestionPlan, build_plan
     from .retry import PollSchedule, RetryPolicy
@@ -52,6 +53,8 @@ _WHERE = {
     "TaskOutcome": "outcomes",
     "IngestionPlan": "plan",
     "build_plan": "plan",
+    "MsqPlan": "msq",
+    "build_msq_plan": "msq",
     "PollSchedule": "retry",
     "RetryPolicy": "retry",
 }
@@ -90,6 +93,7 @@ __all__ = [
     "IngestResult",
     "IngestionOutcome",
     "IngestionPlan",
+    "MsqPlan",
     "PollSchedule",
     "RetryPolicy",
     "Secret",
@@ -98,5 +102,6 @@ __all__ = [
     "TaskOutcome",
     "TaskStatus",
     "UnknownTaskError",
+    "build_msq_plan",
     "build_plan",
 ]

@@ -18,6 +18,7 @@ from .facade import AsyncMode, EndpointCalls, Mode, SyncMode
 from .ids import base_task_id
 from .ingestion import ingest as ingest_op
 from .models import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from .msq import MsqPlan
 from .options import check_on_never
 from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from .plan import IngestionPlan, build_plan
@@ -25,7 +26,7 @@ from .retry import PollSchedule
 
 __all__ = ["ClientFacade", "as_plan"]
 
-SpecOrPlan = dict[str, Any] | IngestionPlan
+SpecOrPlan = dict[str, Any] | IngestionPlan | MsqPlan
 
 
 def as_plan(
@@ -35,14 +36,14 @@ def as_plan(
     intervals: list[str] | None = None,
     idempotency_key: str | None = None,
     id_prefix: str = "ingest",
-) -> IngestionPlan:
-    """A plan as is, or one built from a spec dict (validated once, here).
+) -> IngestionPlan | MsqPlan:
+    """A plan (native or MSQ) as is, or one built from a spec dict (validated once, here).
 
     For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have: the id of
     the same work must not change between releases); they are not injected into the spec. Use
     :func:`~.plan.build_plan` to inject per-run values.
     """
-    if isinstance(spec, IngestionPlan):
+    if isinstance(spec, IngestionPlan | MsqPlan):
         if datasource or intervals or idempotency_key:
             raise ValueError("datasource/intervals/idempotency_key belong to build_plan() when passing a plan")
         return spec

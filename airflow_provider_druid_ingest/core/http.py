@@ -157,6 +157,10 @@ def classify(resp: Response) -> Verdict:
     """The transport-level decision: follow, retry, or hand to the operation."""
     if resp.status in (307, 308):
         return "redirect"
+    if resp.status == 500 and _DUPLICATE.search(resp.text):
+        # MSQ's /sql/task wraps the Overlord's duplicate-id 400 in a 500 (druid-contract §msq): final, not
+        # transient; the operation reads the task's status instead
+        return "ok"
     if resp.status == 429 or resp.status >= 500:
         return "transient"
     return "ok"

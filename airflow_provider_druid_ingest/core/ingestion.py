@@ -6,6 +6,7 @@ import time
 
 from .exchange import Operation
 from .models import IngestResult
+from .msq import MsqPlan
 from .operations import ensure_submitted, report_summary
 from .options import check_on_never
 from .plan import IngestionPlan
@@ -16,7 +17,7 @@ __all__ = ["ingest"]
 
 
 def ingest(
-    plan: IngestionPlan,
+    plan: IngestionPlan | MsqPlan,
     *,
     task_timeout: float,
     handoff_timeout: float | None,

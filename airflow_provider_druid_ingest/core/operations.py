@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import endpoints as ep
+from . import msq
 from .errors import (
     DruidAuthError,
     DruidError,
@@ -26,6 +27,7 @@ from .exchange import Operation, Sleep, call
 from .handoff import ChunkTarget, broker_lag, chunk_targets, evaluate, required_segments, span_of, version_key
 from .ids import attempt_id
 from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, SubmitOutcome, TaskStatus
+from .msq import MsqPlan
 from .plan import IngestionPlan
 from .reports import ReportSummary, parse_report, task_failed_error
 from .shared import ServedQuery
@@ -70,7 +72,7 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
     return found
 
 
-def ensure_submitted(plan: IngestionPlan, max_attempts: int = 20) -> Operation[SubmitOutcome]:
+def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
 
     Attempt ids are probed in order: RUNNING/SUCCESS is adopted (never resubmitted), FAILED moves on
@@ -83,7 +85,7 @@ def ensure_submitted(plan: IngestionPlan, max_attempts: int = 20) -> Operation[S
         status = yield from status_or_none(task_id)
         if status is None:
             try:
-                yield from call(ep.submit({**plan.spec, "id": task_id}), ep.parse_submit)
+                yield from _submit(plan, task_id)
                 return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id)
             except DuplicateTaskIdError:
                 status = yield from _status_after_duplicate(task_id)
@@ -93,6 +95,13 @@ def ensure_submitted(plan: IngestionPlan, max_attempts: int = 20) -> Operation[S
         f"{max_attempts} attempts of {base_id} all FAILED; not submitting again. Inspect the failures, "
         "then pass a new idempotency key to start a fresh series"
     )
+
+
+def _submit(plan: IngestionPlan | MsqPlan, task_id: str) -> Operation[str]:
+    """POST the native spec with its pinned id, or the MSQ statement with the ``sqlQueryId`` that names it."""
+    if isinstance(plan, MsqPlan):
+        return (yield from call(msq.sql_task(plan, task_id), msq.parse_sql_task))
+    return (yield from call(ep.submit({**plan.spec, "id": task_id}), ep.parse_submit))
 
 
 def _status_after_duplicate(task_id: str) -> Operation[TaskStatus]:

@@ -260,6 +260,10 @@ def parse_report(body: dict[str, Any] | None, *, max_samples: int = 5) -> Report
     """Summarize a reports response body; None when there is nothing to summarize. Never raises."""
     if not isinstance(body, dict) or not body:
         return None
+    if "multiStageQuery" in body:  # an MSQ controller's report (msq_reports.py)
+        from .msq_reports import parse_msq_report
+
+        return parse_msq_report(body, max_samples=max_samples)
     section = body.get("ingestionStatsAndErrors")
     if isinstance(section, dict):
         payload = section.get("payload")

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "DruidSubmitOperator": "airflow_provider_druid_ingest.operators.submit",
     "DruidIngestOperator": "airflow_provider_druid_ingest.operators.ingest",
+    "DruidMsqIngestOperator": "airflow_provider_druid_ingest.operators.msq",
 }
 
 
@@ -25,4 +26,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DruidIngestOperator", "DruidSubmitOperator"]
+__all__ = ["DruidIngestOperator", "DruidMsqIngestOperator", "DruidSubmitOperator"]

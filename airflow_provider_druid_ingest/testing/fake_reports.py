@@ -130,6 +130,10 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
     """druid-contract §reports: live report while the runner has the task, the stored one after; None = 404."""
     if task.start_at is None:
         return None  # never ran: no peon, no report file
+    if task.type == "query_controller":
+        from .fake_msq import msq_report
+
+        return msq_report(task, now)
     parallel = task.parsed.parallel
     samples = _parse_exception_samples(task)
     if task.is_active and task.runner_state == "RUNNING":

@@ -15,6 +15,9 @@
 #   DRUID_VAR_DIR   state directory: pids, logs, Derby, deep storage, segment cache (default dev/druid/var)
 #   DRUID_START_TIMEOUT  seconds `start` waits for readiness (default 300; 0 = do not wait)
 #   JAVA / MVN      java and mvn executables (default: from PATH)
+#   DRUID_EXTENSIONS_DIR  a folder of extension folders (one per extension, its jars inside) to load on every
+#                   service, e.g. a hand-built druid-multi-stage-query (docs/msq.md); unset: no extensions
+#   DRUID_EXTENSIONS      comma-separated names to load from it (default: every folder in DRUID_EXTENSIONS_DIR)
 #
 # Everything listens on 127.0.0.1 only: ZooKeeper 2181, Derby 1527, Coordinator/Overlord 8081,
 # Broker 8082, Historical 8083, Indexer 8091, Router 8888.
@@ -153,6 +156,7 @@ druid_path_props() {
     "-Ddruid.indexer.logs.directory=$VAR_DIR/indexing-logs" \
     "-Ddruid.processing.tmpDir=$VAR_DIR/processing" \
     "-Ddruid.log.path=$VAR_DIR/log"
+  extension_props
   case "$svc" in
     coordinator-overlord)
       printf '%s\n' "-Dderby.stream.error.file=$VAR_DIR/log/derby.log" "-Dderby.system.home=$VAR_DIR/metadata" ;;
@@ -165,6 +169,24 @@ druid_path_props() {
         "-Ddruid.indexer.task.hadoopWorkingPath=$VAR_DIR/hadoop-tmp" \
         "-Ddruid.indexer.fork.property.druid.processing.tmpDir=$VAR_DIR/processing" ;;
   esac
+}
+
+# -Ddruid.extensions.* when DRUID_EXTENSIONS_DIR is set (nothing otherwise: conf's empty loadList stands)
+extension_props() {
+  [[ -n "${DRUID_EXTENSIONS_DIR:-}" ]] || return 0
+  [[ -d "$DRUID_EXTENSIONS_DIR" ]] || die "DRUID_EXTENSIONS_DIR=$DRUID_EXTENSIONS_DIR is not a directory"
+  local names="${DRUID_EXTENSIONS:-}" name list="" exts=()
+  if [[ -z "$names" ]]; then
+    names="$(find "$DRUID_EXTENSIONS_DIR" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | paste -sd, -)"
+  fi
+  [[ -n "$names" ]] || die "DRUID_EXTENSIONS_DIR=$DRUID_EXTENSIONS_DIR holds no extension folder"
+  IFS=',' read -ra exts <<<"$names"
+  for name in "${exts[@]}"; do
+    compgen -G "$DRUID_EXTENSIONS_DIR/$name/*.jar" >/dev/null \
+      || die "extension '$name': no jar in $DRUID_EXTENSIONS_DIR/$name"
+    list+="${list:+,}\"$name\""
+  done
+  printf '%s\n' "-Ddruid.extensions.directory=$(cd "$DRUID_EXTENSIONS_DIR" && pwd)" "-Ddruid.extensions.loadList=[$list]"
 }
 
 start_service() {

@@ -60,6 +60,7 @@ def test_dag_file_imports_pull_in_neither_aiohttp_nor_the_fake():
     probe = (
         "import sys; from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator; "
         "from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator; "
+        "from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator; "
         "from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor; "
         "from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor; "
         "bad = [m for m in sys.modules if m == 'aiohttp' or m.startswith('airflow_provider_druid_ingest.testing')]; "

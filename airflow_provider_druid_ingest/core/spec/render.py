@@ -26,6 +26,7 @@ __all__ = [
     "inject_locations",
     "load_template",
     "render_spec",
+    "render_sql",
     "render_text",
 ]
 
@@ -125,6 +126,20 @@ def render_text(text: str, variables: dict[str, Any] | None = None) -> Any:
             f"column {exc.colno}:\n      {line}\n      {pointer}",
             valid="JSON after rendering",
         ) from exc
+
+
+def render_sql(text: str, variables: dict[str, Any] | None = None) -> str:
+    """Render a Jinja2 SQL template (StrictUndefined: a missing variable is named, never rendered empty)."""
+    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True)
+    try:
+        return env.from_string(text).render(variables or {})
+    except UndefinedError as exc:
+        raise _fail("sql", f"undefined template variable: {exc.message}",
+                    valid="interval_start, interval_end, interval, interval_date, datasource, or one passed in "
+                    "variables") from exc
+    except TemplateSyntaxError as exc:
+        raise _fail("sql", f"Jinja2 syntax error at line {exc.lineno}: {exc.message}",
+                    valid="a valid Jinja2 template") from exc
 
 
 def _child(parent: dict[str, Any], key: str, path: str) -> dict[str, Any]:
