@@ -64,3 +64,33 @@ class AirflowAPI:
 
     def backfills(self, dag_id: str) -> list[dict[str, Any]]:
         return self.get("/backfills", dag_id=dag_id)["backfills"]
+
+    def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """PATCH/POST ``body`` to ``/api/v2{path}`` (mark a task instance, clear tasks, ...)."""
+        if time.monotonic() - self._token_at > 600:
+            self._login()
+        resp = self.session.request(method, f"{self.url}/api/v2{path}", json=body, timeout=30)
+        if resp.status_code == 401:
+            self._login()
+            resp = self.session.request(method, f"{self.url}/api/v2{path}", json=body, timeout=30)
+        if not resp.ok:
+            raise requests.HTTPError(f"{method} {path}: {resp.status_code} {resp.text[:500]}", response=resp)
+        return resp.json() if resp.content else None
+
+    def mark_task(self, dag_id: str, run_id: str, task_id: str, state: str) -> Any:
+        return self.send("PATCH", f"/dags/{dag_id}/dagRuns/{quote(run_id, safe='')}/taskInstances/{task_id}",
+                         {"new_state": state})
+
+    def clear_task(self, dag_id: str, run_id: str, task_id: str) -> Any:
+        return self.send("POST", f"/dags/{dag_id}/clearTaskInstances",
+                         {"dry_run": False, "dag_run_id": run_id, "task_ids": [task_id], "only_failed": False,
+                          "reset_dag_runs": True})
+
+    def put_connection(self, conn: dict[str, Any]) -> None:
+        """Create or replace a connection (``connection_id``, ``conn_type``, ``host``, ``login``, ``password``...)."""
+        try:
+            self.send("DELETE", f"/connections/{quote(conn['connection_id'], safe='')}")
+        except requests.HTTPError as exc:
+            if exc.response is None or exc.response.status_code != 404:
+                raise
+        self.send("POST", "/connections", conn)
