@@ -125,5 +125,5 @@ def crash(api, airflow, druid, druid_url, deploy_env, expected, key):
                                     "AIRFLOW_DEV_EXTRA_DAGS=<repo>/tests/deploy/dags (scripts/test.sh does)",
                                     pytrace=False)
                     time.sleep(2)
-            airflow("dags", "unpause", dag_id)
+            api.send("PATCH", f"/dags/{dag_id}", {"is_paused": False})  # backfill runs start only when unpaused
         yield Crash(server, api, airflow, druid, druid_url, deploy_env, expected, key, password)

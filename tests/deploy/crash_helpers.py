@@ -13,7 +13,7 @@ from typing import Any
 import requests
 
 from tests.deploy.crash_server import CrashServer
-from tests.deploy.helpers import backfill, show_tasks, ts, wait_idle
+from tests.deploy.helpers import show_tasks, ts, wait_idle
 
 CRASH_DAG = "crash_ingest"
 TIMEOUT_DAG = "crash_timeout"
@@ -46,12 +46,19 @@ class Crash:
     def conf(self, suffix: str) -> dict[str, str]:
         return {"idempotency_key": f"{self.key}-{suffix}", "input_base": self.server.input_base}
 
-    def start(self, dag_id: str, day: str, suffix: str) -> tuple[dict[str, Any], float]:
-        """Backfill one day of a crash DAG; the run once it exists, and when it was asked for (epoch s)."""
+    def start(self, dag_id: str, day: str, suffix: str) -> tuple[dict[str, Any], float, int]:
+        """Backfill one day of a crash DAG: the run once it exists, when it was asked for (epoch s), and the
+        try number its first try gets (a re-run of a day reuses the run, and its try numbers go on)."""
         wait_idle(self.api, dag_id)
+        old = next((r for r in self.api.dag_runs(dag_id, run_type="backfill") if r["logical_date"][:10] == day), None)
+        first_try = (self.ti(dag_id, old).get("try_number") or 0) + 1 if old else 1
         since = time.time() - 1
-        backfill(self.airflow, dag_id, day, day, conf=self.conf(suffix), max_active_runs=1)
-        return self.wait_for(lambda: self.run_of(dag_id, day, since), 60, f"{dag_id} run for {day}"), since
+        # what `airflow backfill create --reprocess-behavior completed` sends, without a CLI start per point
+        self.api.send("POST", "/backfills", {"dag_id": dag_id, "from_date": f"{day}T00:00:00Z",
+                                             "to_date": f"{day}T00:00:00Z", "dag_run_conf": self.conf(suffix),
+                                             "reprocess_behavior": "completed", "max_active_runs": 1})
+        run = self.wait_for(lambda: self.run_of(dag_id, day, since), 60, f"{dag_id} run for {day}")
+        return run, since, first_try
 
     def run_of(self, dag_id: str, day: str, since: float) -> dict[str, Any] | None:
         return next((r for r in self.api.dag_runs(dag_id, run_type="backfill")

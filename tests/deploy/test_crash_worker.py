@@ -40,7 +40,7 @@ def test_worker_killed_after_submit_before_xcom_push_retry_adopts(crash):
     crash.show("before", day)
     t0 = time.monotonic()
     crash.server.hold_next_submit()
-    run, since = crash.start(CRASH_DAG, day, "kill")
+    run, since, _ = crash.start(CRASH_DAG, day, "kill")
     held = crash.server.wait_held_submit(180)
     ti = crash.ti(CRASH_DAG, run)
     assert crash.xcom_task_id(CRASH_DAG, run) is None, "the XCom exists already: not inside the window"
@@ -71,7 +71,7 @@ def test_clear_after_druid_success_adopts_without_ingesting_again(crash):
     day = DAY_CLEAR
     print(f"\n[crash] point 3: clear the task after Druid SUCCESS ({CRASH_DAG} {day})")
     crash.show("before", day)
-    run, since = crash.start(CRASH_DAG, day, "clear")
+    run, since, _ = crash.start(CRASH_DAG, day, "clear")
     first = crash.wait_run_done(CRASH_DAG, run, 300)
     assert first["state"] == "success", first["state"]
     original = crash.check_outcome(day, since)

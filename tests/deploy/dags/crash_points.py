@@ -75,8 +75,8 @@ def ingest(**kwargs) -> DruidIngestOperator:
     )
 
 
-with DAG(dag_id="crash_ingest", doc_md="Kill, clear, fail and mark points: one retry, 3 s apart.", **COMMON):
-    ingest(retries=1, retry_delay=pendulum.duration(seconds=3))
+with DAG(dag_id="crash_ingest", doc_md="Kill, clear, fail and mark points: one retry, 1 s later.", **COMMON):
+    ingest(retries=1, retry_delay=pendulum.duration(seconds=1))
 
 with DAG(dag_id="crash_timeout", doc_md="execution_timeout fires while Druid runs (20 s; one retry).", **COMMON):
-    ingest(retries=1, retry_delay=pendulum.duration(seconds=3), execution_timeout=pendulum.duration(seconds=20))
+    ingest(retries=1, retry_delay=pendulum.duration(seconds=1), execution_timeout=pendulum.duration(seconds=20))
