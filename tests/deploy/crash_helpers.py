@@ -137,11 +137,11 @@ class Crash:
                               "+ INTERVAL '1' DAY", [t, t])
         return rows[0] if rows else {}
 
-    def check_outcome(self, day: str, since: float) -> dict[str, Any]:
+    def check_outcome(self, day: str, since: float, label: str = "after") -> dict[str, Any]:
         """Every point ends here: exactly one SUCCESS among the day's new Druid tasks (the others FAILED: failed
         or shut down), none of the datasource's tasks left in flight, Druid SQL equal to the generator's numbers.
         Returns the SUCCESS task."""
-        tasks = self.show("after", day, since)
+        tasks = self.show(label, day, since)
         states = [t["statusCode"] for t in tasks]
         assert states.count("SUCCESS") == 1, f"{day}: want exactly one SUCCESS Druid task, got {states}"
         assert set(states) <= {"SUCCESS", "FAILED"}, states

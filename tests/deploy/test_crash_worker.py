@@ -74,7 +74,7 @@ def test_clear_after_druid_success_adopts_without_ingesting_again(crash):
     run, since, _ = crash.start(CRASH_DAG, day, "clear")
     first = crash.wait_run_done(CRASH_DAG, run, 300)
     assert first["state"] == "success", first["state"]
-    original = crash.check_outcome(day, since)
+    original = crash.check_outcome(day, since, "after the first run")
     ti = crash.ti(CRASH_DAG, run)
     t0 = time.monotonic()
     crash.api.clear_task(CRASH_DAG, run["dag_run_id"], "ingest")
