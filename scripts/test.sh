@@ -55,7 +55,8 @@ start_deployment() {
   else
     airflow_started=1
   fi
-  DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
+  # tests/deploy/dags (the crash points' test-only DAGs) is parsed as a second bundle beside dags/
+  AIRFLOW_DEV_EXTRA_DAGS="$root/tests/deploy/dags" DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
 }
 pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider)
 if [ $# -gt 0 ]; then

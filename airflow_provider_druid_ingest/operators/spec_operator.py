@@ -81,11 +81,27 @@ class DruidSpecOperator(BaseOperator):
     def render_template(
         self, content: Any, context: Context, jinja_env: Any = None, seen_oids: set[int] | None = None
     ) -> Any:
-        """Only a top-level string names a ``.json`` template file. Strings *inside* a dict or list spec are
-        text: Airflow would otherwise try to load e.g. an inputSource ``"filter": "*.json"`` as a template."""
-        if isinstance(content, dict | list):
+        """Only the top-level ``spec`` string names a ``.json`` template file. Every other string is text: strings
+        inside a dict or list spec (Airflow would otherwise load an inputSource ``"filter": "*.json"`` as a
+        template) and the other fields (an input location ``s3://b/{{ ds }}.json`` is a location: Airflow would
+        fail the render looking for a template file of that name)."""
+        if isinstance(content, dict | list) or (isinstance(content, str) and content is not self.spec):
             return self._render_nested(content, context, jinja_env or self.get_template_env())
         return super().render_template(content, context, jinja_env, seen_oids)
+
+    def resolve_template_files(self) -> None:
+        """Read ``spec`` from its ``.json`` template file; leave every other field alone.
+
+        Airflow's own version reads *every* templated string (and list item) ending in ``.json``: an input
+        location ``s3://b/2026-11-01.json`` would log "Failed to get source" with a traceback at every parse, or
+        be replaced by the content of a same-named file on the template search path."""
+        if isinstance(self.spec, str) and self.spec.endswith(tuple(self.template_ext)):
+            env = self.get_template_env()
+            try:
+                self.spec = env.loader.get_source(env, self.spec)[0]
+            except Exception:
+                self.log.exception("Failed to resolve template field 'spec'")
+        self.prepare_template()
 
     def _render_nested(self, value: Any, context: Context, jinja_env: Any) -> Any:
         if isinstance(value, str):

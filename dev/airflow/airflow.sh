@@ -23,6 +23,9 @@
 #   DRUID_URL             Druid Router for druid_cluster_default (default: `dev/druid/druid.sh url`)
 #   AIRFLOW_DEV_POOL_INGESTIONS  concurrent ingestions the druid_ingest pool admits (default 2)
 #   AIRFLOW_DEV_START_TIMEOUT    seconds `start` waits for health (default 240)
+#   AIRFLOW_DEV_EXTRA_DAGS       a second DAG folder, parsed as its own bundle "extra-dags" beside dags/ (the
+#                                deployment suite passes tests/deploy/dags: test-only DAGs stay out of dags/).
+#                                Read on a fresh start and kept until `stop` (a service restart keeps it)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -71,9 +74,20 @@ EOF
   ADMIN_PASSWORD="${AIRFLOW_DEV_PASSWORD:-$ADMIN_PASSWORD}"
 }
 
+# the extra DAG folder of this start/stop cycle (recorded by cmd_start), else the environment's
+extra_dags() {
+  if [[ -f "$VAR_DIR/run/extra_dags" ]]; then cat "$VAR_DIR/run/extra_dags"; else echo "${AIRFLOW_DEV_EXTRA_DAGS:-}"; fi
+}
+
 airflow_env() {
   load_secrets
-  local db="airflow:$PG_PASSWORD@127.0.0.1:$PG_PORT/airflow"
+  local db="airflow:$PG_PASSWORD@127.0.0.1:$PG_PORT/airflow" extra
+  extra="$(extra_dags)"
+  if [[ -n "$extra" ]]; then
+    # both bundles explicitly: setting the list replaces the default "dags-folder" bundle
+    printf "export AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST='%s'\n" \
+      "[{\"name\": \"dags-folder\", \"classpath\": \"airflow.dag_processing.bundles.local.LocalDagBundle\", \"kwargs\": {}}, {\"name\": \"extra-dags\", \"classpath\": \"airflow.dag_processing.bundles.local.LocalDagBundle\", \"kwargs\": {\"path\": \"$extra\"}}]"
+  fi
   cat <<EOF
 export AIRFLOW_HOME='$VAR_DIR/home'
 export AIRFLOW__CORE__DAGS_FOLDER='$ROOT/dags'
@@ -355,6 +369,12 @@ cmd_start() {
   local t0=$SECONDS svc
   require_venv
   mkdir -p "$VAR_DIR"/{run,log,home}
+  if [[ ! -f "$VAR_DIR/run/configured" && -n "${AIRFLOW_DEV_EXTRA_DAGS:-}" ]]; then
+    [[ -d "$AIRFLOW_DEV_EXTRA_DAGS" && "$AIRFLOW_DEV_EXTRA_DAGS" == /* ]] \
+      || die "AIRFLOW_DEV_EXTRA_DAGS=$AIRFLOW_DEV_EXTRA_DAGS: not an absolute path of a directory"
+    echo "$AIRFLOW_DEV_EXTRA_DAGS" >"$VAR_DIR/run/extra_dags"
+    log "extra DAG bundle 'extra-dags': $AIRFLOW_DEV_EXTRA_DAGS"
+  fi
   load_secrets
   use_airflow_env
   pg_start
@@ -438,7 +458,7 @@ cmd_stop() {
     [[ -z "${left// /}" ]] || kill -KILL $left 2>/dev/null || true
   fi
   pg_stop
-  rm -f "$VAR_DIR/run/configured"
+  rm -f "$VAR_DIR/run/configured" "$VAR_DIR/run/extra_dags"
   left="$(marked_pids | tr '\n' ' ')"
   [[ -z "${left// /}" ]] || die "still running after stop: $left"
   log "stopped in $((SECONDS - t0))s; no process of this deployment is left"
@@ -485,7 +505,7 @@ cmd_url() {
   echo "Airflow UI: $API_URL   login: admin / $ADMIN_PASSWORD"
 }
 
-usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 main() {
   local cmd="${1:-}"

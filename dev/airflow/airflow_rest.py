@@ -76,3 +76,21 @@ class AirflowAPI:
 
     def backfills(self, dag_id: str) -> list[dict[str, Any]]:
         return self.get("/backfills", dag_id=dag_id)["backfills"]
+
+    def mark_task(self, dag_id: str, run_id: str, task_id: str, state: str) -> Any:
+        return self.send("PATCH", f"/dags/{dag_id}/dagRuns/{quote(run_id, safe='')}/taskInstances/{task_id}",
+                         {"new_state": state})
+
+    def clear_task(self, dag_id: str, run_id: str, task_id: str) -> Any:
+        return self.send("POST", f"/dags/{dag_id}/clearTaskInstances",
+                         {"dry_run": False, "dag_run_id": run_id, "task_ids": [task_id], "only_failed": False,
+                          "reset_dag_runs": True})
+
+    def put_connection(self, conn: dict[str, Any]) -> None:
+        """Create or replace a connection (``connection_id``, ``conn_type``, ``host``, ``login``, ``password``...)."""
+        try:
+            self.send("DELETE", f"/connections/{quote(conn['connection_id'], safe='')}")
+        except requests.HTTPError as exc:
+            if exc.response is None or exc.response.status_code != 404:
+                raise
+        self.send("POST", "/connections", conn)

@@ -111,3 +111,32 @@ def asset_pipeline(
     result = run_asset_pipeline(api, druid, expected, key)
     print_timeline(result)
     return result
+
+
+@pytest.fixture(scope="session")
+def crash(api, airflow, druid, druid_url, deploy_env, expected, key):
+    """The crash points' kit (``tests/deploy/crash_helpers.py``): their test server (Druid relay + input), the
+    ``crash_druid`` connection through it with a known password, the crash DAGs parsed and unpaused."""
+    import secrets
+
+    from tests.deploy.crash_helpers import CONN_ID, CRASH_DAG, LOGIN, TIMEOUT_DAG, Crash
+    from tests.deploy.crash_server import CrashServer
+
+    password = f"Crash-{secrets.token_urlsafe(18)}"
+    with CrashServer(Path(deploy_env["AIRFLOW_DEV_EVENTS_DIR"]), druid_url) as server:
+        api.put_connection({"connection_id": CONN_ID, "conn_type": "druid_cluster", "host": server.url,
+                            "login": LOGIN, "password": password})
+        for dag_id in (CRASH_DAG, TIMEOUT_DAG):
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    api.get(f"/dags/{dag_id}")
+                    break
+                except Exception as exc:
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"DAG {dag_id} is not parsed ({exc}): start the deployment with "
+                                    "AIRFLOW_DEV_EXTRA_DAGS=<repo>/tests/deploy/dags (scripts/test.sh does)",
+                                    pytrace=False)
+                    time.sleep(2)
+            api.send("PATCH", f"/dags/{dag_id}", {"is_paused": False})  # backfill runs start only when unpaused
+        yield Crash(server, api, airflow, druid, druid_url, deploy_env, expected, key, password)

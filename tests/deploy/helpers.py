@@ -52,6 +52,13 @@ def day_tasks(druid_url: str, day_list: list[str], since: float = 0.0) -> list[d
     return [t for t in supervisors(druid_url) if t["id"].startswith(prefixes) and ts(t["createdTime"]) >= since]
 
 
+def show_tasks(label: str, tasks: list[dict[str, Any]]) -> None:
+    """Print a Druid task list (id, state, created, errorMsg): each crash point shows its day's before and after."""
+    lines = [f"    {t['id']}  {t['statusCode']:<8} created {t['createdTime'][11:23]}"
+             + (f"  errorMsg {t['errorMsg'][:60]!r}" if t.get("errorMsg") else "") for t in tasks]
+    print(f"  Druid tasks ({label}): {len(tasks)}\n" + ("\n".join(lines) or "    (none)"))
+
+
 def backfill(airflow, dag_id: str, first: str, last: str, conf: dict | None = None, max_active_runs: int = 2) -> None:
     args = ["backfill", "create", "--dag-id", dag_id, "--from-date", first, "--to-date", last,
             "--max-active-runs", str(max_active_runs), "--reprocess-behavior", "completed"]

@@ -11,7 +11,19 @@ import time
 from pathlib import Path
 
 from tests.deploy.conftest import HARNESS
-from tests.deploy.helpers import DAILY, INGEST, backfill, day_counts, day_tasks, ts, wait_idle, wait_runs
+from tests.deploy.helpers import (
+    DAILY,
+    IN_FLIGHT,
+    INGEST,
+    backfill,
+    day_counts,
+    day_tasks,
+    show_tasks,
+    supervisors,
+    ts,
+    wait_idle,
+    wait_runs,
+)
 
 DAY = "2026-11-20"
 
@@ -23,6 +35,8 @@ def _triggerer_pid(env: dict[str, str]) -> int:
 
 def test_triggerer_killed_mid_wait_resumes_without_a_second_druid_task(api, airflow, deploy_env, druid, druid_url,
                                                                         key, expected):
+    print(f"\n[crash] point 2: SIGKILL the triggerer mid-wait and start it again ({DAILY} {DAY})")
+    show_tasks(f"{DAY}, before", day_tasks(druid_url, [DAY]))
     wait_idle(api, DAILY)
     airflow("dags", "unpause", DAILY)
     since = time.time() - 1
@@ -48,6 +62,7 @@ def test_triggerer_killed_mid_wait_resumes_without_a_second_druid_task(api, airf
     mark(f"deferred on Druid task {druid_id} (RUNNING), trigger held by triggerer job {old_triggerer}, "
          f"trigger {(ti.get('trigger') or {}).get('classpath', '?').rsplit('.', 1)[-1]}")
 
+    show_tasks(f"{DAY}, at the kill", day_tasks(druid_url, [DAY], since))
     pid = _triggerer_pid(deploy_env)
     os.killpg(pid, signal.SIGKILL)
     mark(f"SIGKILL triggerer process group {pid}")
@@ -70,10 +85,13 @@ def test_triggerer_killed_mid_wait_resumes_without_a_second_druid_task(api, airf
         assert time.monotonic() - t0 < 240, f"ingest still {ti['state']} after the restart"
         time.sleep(0.5)
     runs = wait_runs(api, DAILY, [DAY], since, timeout=120)
-    print("\n[deploy] triggerer restart timeline:\n" + "\n".join(f"  +{t:5.1f}s {what}" for t, what in events))
+    print("[deploy] triggerer restart timeline:\n" + "\n".join(f"  +{t:5.1f}s {what}" for t, what in events))
+    after = day_tasks(druid_url, [DAY], since)
+    show_tasks(f"{DAY}, after", after)
 
     assert ti["state"] == "success" and ti["try_number"] == try_number, ti  # resumed, not failed and retried
     assert runs[DAY]["state"] == "success"
     assert api.xcom(DAILY, run["dag_run_id"], INGEST, "druid_task_id") == druid_id
-    assert [t["id"] for t in day_tasks(druid_url, [DAY], since)] == [druid_id]  # no second Druid task
+    assert [(t["id"], t["statusCode"]) for t in after] == [(druid_id, "SUCCESS")]  # no second Druid task
+    assert not [t["id"] for s in IN_FLIGHT for t in supervisors(druid_url, s) if t["id"] == druid_id]
     assert day_counts(druid, DAY) == expected[DAY]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 
+import jinja2
 import pytest
 from airflow.sdk.exceptions import AirflowFailException
 
@@ -42,6 +43,27 @@ def test_string_spec_and_nested_json_suffix_are_not_template_files(druid_conn, c
     op.input_locations = ["/data/2026-07-16"]
     op.execute(context)
     assert posts(druid_conn)[0].json["spec"]["ioConfig"]["inputSource"]["baseDir"] == "/data/2026-07-16"
+
+
+def test_input_locations_ending_in_json_are_locations_not_template_files(druid_conn, context, caplog):
+    """Found on the deployment: Airflow treats every templated string ending in ``.json`` as a template file."""
+    op = DruidSubmitOperator(task_id="s", spec=spec(), input_locations="s3://b/{{ ds }}.json")
+    assert op.render_template(op.input_locations, {"ds": "2026-07-16"}) == "s3://b/2026-07-16.json"
+    listed = DruidSubmitOperator(task_id="l", spec=spec(), input_locations=["s3://b/{{ ds }}.json"])
+    with caplog.at_level(logging.INFO):
+        listed.resolve_template_files()  # what DAG parsing and the worker's startup call
+    assert listed.input_locations == ["s3://b/{{ ds }}.json"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert listed.render_template(listed.input_locations, {"ds": "2026-07-16"}) == ["s3://b/2026-07-16.json"]
+
+
+def test_spec_template_file_is_still_read_by_resolve_template_files(tmp_path):
+    (tmp_path / "day.json").write_text(json.dumps(spec()))
+    op = DruidSubmitOperator(task_id="f", spec="day.json", input_locations=["/data/x.json"])
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(tmp_path)))  # the DAG's template search path
+    op.get_template_env = lambda *args, **kwargs: env
+    op.resolve_template_files()
+    assert json.loads(op.spec) == spec() and op.input_locations == ["/data/x.json"]
 
 
 def test_plan_is_built_once_and_spec_warnings_reach_the_task_log(druid_conn, context, caplog, capsys):
