@@ -3,7 +3,6 @@ queued, and every timestamp that orders them (shared by the Asset test and the b
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import threading
 import time
@@ -13,7 +12,7 @@ from urllib.parse import quote
 
 import requests
 
-from .helpers import ts
+from .helpers import BackgroundProbe, ts
 
 PRODUCER = "example_druid_asset_producer"
 CONSUMER = "example_druid_asset_consumer"
@@ -40,7 +39,7 @@ def counts(druid, day: str) -> dict[str, Any]:
 
 
 @dataclass
-class QueryableProbe:
+class QueryableProbe(BackgroundProbe):
     """Polls Druid SQL in a thread: the first time the day's rows are all served (epoch s), from outside Airflow."""
 
     druid: Any
@@ -51,22 +50,13 @@ class QueryableProbe:
     polls: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
 
-    def _loop(self) -> None:
-        while not self._stop.is_set() and self.first_full is None:
-            with contextlib.suppress(Exception):  # one missed poll; the next one counts
-                if counts(self.druid, self.day).get("rollup_rows") == self.want:
-                    self.first_full = time.time()
-                self.polls += 1
-            self._stop.wait(self.interval)
+    def _done(self) -> bool:
+        return self.first_full is not None
 
-    def __enter__(self) -> QueryableProbe:
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+    def _poll(self) -> None:
+        if counts(self.druid, self.day).get("rollup_rows") == self.want:
+            self.first_full = time.time()
+        self.polls += 1
 
 
 def pick_empty_day(druid, expected: dict[str, dict[str, Any]]) -> str:

@@ -8,7 +8,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
@@ -89,8 +89,40 @@ def wait_runs(api, dag_id: str, day_list: list[str], since: float, timeout: floa
         time.sleep(2)
 
 
+P = TypeVar("P", bound="BackgroundProbe")
+
+
+class BackgroundProbe:
+    """Runs ``_poll`` every ``interval`` seconds in a thread while the ``with`` block lasts, until ``_done()``;
+    a failed poll is skipped (the next one counts)."""
+
+    interval: float
+    _stop: threading.Event
+
+    def _poll(self) -> None:
+        raise NotImplementedError
+
+    def _done(self) -> bool:
+        return False
+
+    def _loop(self) -> None:
+        while not self._stop.is_set() and not self._done():
+            with contextlib.suppress(Exception):
+                self._poll()
+            self._stop.wait(self.interval)
+
+    def __enter__(self: P) -> P:
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
 @dataclass
-class ConcurrencyProbe:
+class ConcurrencyProbe(BackgroundProbe):
     """Polls Druid's task lists in a thread: the most supervisors of these days seen at once, per state set."""
 
     druid_url: str
@@ -111,20 +143,6 @@ class ConcurrencyProbe:
         self.seen.update(i for ids in by_state.values() for i in ids)
         self.polls += 1
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            with contextlib.suppress(requests.RequestException):  # one missed poll; the next one counts
-                self._poll()
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> ConcurrencyProbe:
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
 
 
 def day_counts(druid, day: str) -> dict[str, Any]:
