@@ -45,6 +45,8 @@ class Period:
         total_months = when.month - 1 + sign * (self.years * 12 + self.months)
         year, month0 = divmod(total_months, 12)
         year += when.year
+        if not 1 <= year <= 9999:
+            raise OverflowError(f"year {year} is outside 1-9999")
         day = min(when.day, calendar.monthrange(year, month0 + 1)[1])
         shifted = when.replace(year=year, month=month0 + 1, day=day)
         delta = timedelta(
