@@ -148,8 +148,10 @@ def chaos_run(seed: int, n: int, echo: Callable[[str], None] = print) -> Tally:
                     first = len(fake.requests)
                     outcomes = _ingest(plan, retry)
                     served = fake.served_segment_ids(DATASOURCE)  # right when the user's last task ended
+                    with fake.state.lock:
+                        running = sum(t.is_active for t in fake.state.tasks.values())
                     done.append(Ingestion(plan.index, plan.form, plan.interval, plan.faults, plan.druid_failed,
-                                          plan.race, outcomes, first, len(fake.requests), served))
+                                          plan.race, outcomes, first, len(fake.requests), served, running))
                     if (plan.index + 1) % 50 == 0:
                         capture.echo(f"chaos: {plan.index + 1}/{n} ingestions, {time.monotonic() - started:.0f}s")
                 fake.clear_faults()

@@ -12,5 +12,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     terminalreporter.section(f"fuzz examples per target (profile {PROFILE})")
     for name in sorted(COUNTS):
-        terminalreporter.write_line(f"{name:<22} {COUNTS[name]:>8,} examples  {RUNTIMES.get(name, 0.0):6.1f} s")
-    terminalreporter.write_line(f"{'total':<22} {sum(COUNTS.values()):>8,} examples  {sum(RUNTIMES.values()):6.1f} s")
+        wall, cpu = RUNTIMES.get(name, (0.0, 0.0))
+        terminalreporter.write_line(f"{name:<22} {COUNTS[name]:>8,} examples  {wall:6.1f} s wall  {cpu:6.1f} s CPU")
+    walls, cpus = sum(w for w, _ in RUNTIMES.values()), sum(c for _, c in RUNTIMES.values())
+    terminalreporter.write_line(f"{'total':<22} {sum(COUNTS.values()):>8,} examples  {walls:6.1f} s wall  "
+                                f"{cpus:6.1f} s CPU")
