@@ -295,7 +295,10 @@ def used_segments(datasource: str, intervals: list[str]) -> Request:
 
 
 def parse_used_segments(resp: Response, req: Request) -> list[Segment]:
-    if resp.status in (204, 404):
+    """204 (older Druid) and a bare 404 mean no used segments; a 404 *page* (Jetty's or a proxy's HTML) means the
+    endpoint is not there (wrong Coordinator URL, a Router without the management proxy): DruidNotFoundError, not
+    an empty answer the gate would wait on until its timeout."""
+    if resp.status == 204 or (resp.status == 404 and not resp.is_html):
         return []
     raise_for_status(resp, req)
     data = resp.json()

@@ -1,5 +1,6 @@
-"""Regression tests for what the fuzz suite (tests/fuzz) found: each answer below once escaped the error taxonomy
-(OverflowError, TypeError, KeyError, ValueError, UnicodeEncodeError) instead of being read or refused clearly."""
+"""Regression tests for what the fuzz suite (tests/fuzz) and the chaos run (tests/chaos) found: each answer below
+once escaped the error taxonomy (OverflowError, TypeError, KeyError, ValueError, UnicodeEncodeError) or was misread,
+instead of being read or refused clearly."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import pytest
 
 from airflow_provider_druid_ingest.core import endpoints as ep
 from airflow_provider_druid_ingest.core.config import ClusterConfig
-from airflow_provider_druid_ingest.core.errors import DruidProtocolError, DruidRedirectError, SpecValidationError
+from airflow_provider_druid_ingest.core.errors import (
+    DruidNotFoundError,
+    DruidProtocolError,
+    DruidRedirectError,
+    SpecValidationError,
+)
 from airflow_provider_druid_ingest.core.http import Response, redirect_request_url
 from airflow_provider_druid_ingest.core.plan import build_plan
 from airflow_provider_druid_ingest.core.reports import parse_report
@@ -119,3 +125,14 @@ def test_specs_that_are_not_json_are_problems_before_any_hashing(where, value, m
     assert any(str(p).startswith(message) for p in find_problems(spec)), find_problems(spec)
     with pytest.raises(SpecValidationError, match="invalid Druid ingestion spec"):
         build_plan(spec)  # once: UnicodeEncodeError / ValueError from the task-id hash
+
+
+def test_a_404_page_for_used_segments_is_a_missing_endpoint_not_an_empty_answer():
+    """Found by the chaos run: a Jetty 404 page (wrong Coordinator URL) read as "no segments", so the gate waited
+    until its timeout saying none of the task's segments were in the metadata store."""
+    page = Response(404, b"<html><title>Error 404 Not Found</title></html>", {"Content-Type": "text/html"},
+                    "http://druid:8888/x", "POST")
+    with pytest.raises(DruidNotFoundError, match="not found: Error 404 Not Found"):
+        ep.parse_used_segments(page, ep.used_segments("wiki", [DAY]))
+    assert ep.parse_used_segments(Response(404, b"", {}, "http://druid:8888/x"), ep.used_segments("wiki", [DAY])) == []
+    assert ep.parse_used_segments(Response(204, b"", {}, "http://druid:8888/x"), ep.used_segments("wiki", [DAY])) == []
