@@ -11,14 +11,7 @@ import logging
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
 
-from airflow_provider_druid_ingest.core.errors import (
-    DruidEmptyIngestionError,
-    DruidError,
-    DruidFatalError,
-    DruidTaskFailedError,
-    HandoffNeverError,
-    SpecValidationError,
-)
+from airflow_provider_druid_ingest.core.errors import DruidError, SpecValidationError, is_fatal
 from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome, TaskOutcome
 
 __all__ = ["airflow_error", "handoff_result", "task_result"]
@@ -40,6 +33,8 @@ def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
         raise AirflowException(outcome.message + RETRY_NOTE)
     if outcome.kind == "timeout" and sensor:
         raise AirflowSensorTimeout(outcome.message)
+    if outcome.fatal:  # a 401/403/404 or refused redirect seen by the trigger: a retry meets it again
+        raise AirflowFailException(outcome.message)
     raise AirflowException(outcome.message)
 
 
@@ -66,13 +61,13 @@ def handoff_result(
         raise AirflowFailException(str(outcome.error()))
     if outcome.kind == "timeout" and sensor:
         raise AirflowSensorTimeout(outcome.message)
+    if outcome.fatal:
+        raise AirflowFailException(outcome.message)
     raise AirflowException(outcome.message)  # timeout / error: a retry adopts the SUCCESS task and re-waits
 
 
 def airflow_error(exc: DruidError | SpecValidationError) -> AirflowException:
     """A core error raised in a worker step: fatal ones (waiting or retrying cannot help) fail without retries."""
-    if isinstance(
-        exc, DruidFatalError | DruidTaskFailedError | HandoffNeverError | DruidEmptyIngestionError | SpecValidationError
-    ):
+    if is_fatal(exc):
         return AirflowFailException(str(exc))
     return AirflowException(str(exc))

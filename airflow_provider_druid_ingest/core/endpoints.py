@@ -12,7 +12,8 @@ from typing import Any
 from .config import Service
 from .errors import DruidProtocolError, UnknownTaskError
 from .http import Request, Response, raise_for_status, seg
-from .models import ClusterCapacity, Segment, TaskLock, TaskStatus, WorkerInfo
+from .jsonvalues import as_dict, as_int, as_str, as_text
+from .models import ClusterCapacity, Segment, TaskLock, TaskStatus, WorkerInfo, segment_interval, segment_version
 
 __all__ = [
     "COORD",
@@ -61,32 +62,35 @@ EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime
 
 
 def _location(loc: Any) -> str | None:
-    if isinstance(loc, dict) and loc.get("host"):
-        port = loc.get("tlsPort") if (loc.get("tlsPort") or -1) > 0 else loc.get("port")
-        return f"{loc['host']}:{port}"
-    return None
+    host = as_str(loc.get("host")) if isinstance(loc, dict) else None
+    if not host:
+        return None
+    tls_port = as_int(loc.get("tlsPort"))
+    port = tls_port if tls_port is not None and tls_port > 0 else as_int(loc.get("port"))
+    return f"{host}:{port}"
 
 
 def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
     """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (druid-contract §status, druid-contract
-    §bulk-status)."""
+    §bulk-status). The state decides what a wait does, so it must be a string; every other field only informs and
+    reads as None when it has another type (``jsonvalues``)."""
     state = data.get("statusCode") or data.get("status")
     if not isinstance(state, str):
         raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
-    duration = data.get("duration")
-    queued = data.get("queueInsertionTime")
+    duration = as_int(data.get("duration"))
+    queued = as_str(data.get("queueInsertionTime"))
     return TaskStatus(
-        task_id=str(data.get("id") or task_id),
+        task_id=as_str(data.get("id")) or task_id,
         state=state,
-        runner_state=data.get("runnerStatusCode"),
-        created_time=data.get("createdTime"),
-        duration_ms=int(duration) if isinstance(duration, int | float) and duration >= 0 else None,
-        error_msg=data.get("errorMsg"),
-        datasource=data.get("dataSource"),
-        task_type=data.get("type"),
+        runner_state=as_str(data.get("runnerStatusCode")),
+        created_time=as_str(data.get("createdTime")),
+        duration_ms=duration if duration is not None and duration >= 0 else None,
+        error_msg=as_text(data.get("errorMsg")),
+        datasource=as_str(data.get("dataSource")),
+        task_type=as_str(data.get("type")),
         location=_location(data.get("location")),
-        queued_time=queued if isinstance(queued, str) and queued != EPOCH else None,
-        group_id=data.get("groupId"),
+        queued_time=queued if queued and queued != EPOCH else None,
+        group_id=as_str(data.get("groupId")),
     )
 
 
@@ -192,14 +196,16 @@ def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
     data = resp.json()
     found = []
     for item in data if isinstance(data, list) else []:
-        worker = item.get("worker") or {}
+        if not isinstance(item, dict):
+            continue
+        worker = as_dict(item.get("worker"))
         found.append(
             WorkerInfo(
-                host=str(worker.get("host", "?")),
-                capacity=int(worker.get("capacity", 0) or 0),
-                used=int(item.get("currCapacityUsed", 0) or 0),
-                category=worker.get("category"),
-                version=worker.get("version"),
+                host=as_str(worker.get("host")) or "?",
+                capacity=max(0, as_int(worker.get("capacity")) or 0),
+                used=max(0, as_int(item.get("currCapacityUsed")) or 0),
+                category=as_str(worker.get("category")),
+                version=as_str(worker.get("version")),
             )
         )
     return ClusterCapacity(
@@ -303,7 +309,10 @@ def used_segments(datasource: str, intervals: list[str]) -> Request:
 
 
 def parse_used_segments(resp: Response, req: Request) -> list[Segment]:
-    if resp.status in (204, 404):
+    """204 (older Druid) and a bare 404 mean no used segments; a 404 *page* (Jetty's or a proxy's HTML) means the
+    endpoint is not there (wrong Coordinator URL, a Router without the management proxy): DruidNotFoundError, not
+    an empty answer the gate would wait on until its timeout."""
+    if resp.status == 204 or (resp.status == 404 and not resp.is_html):
         return []
     raise_for_status(resp, req)
     data = resp.json()
@@ -381,10 +390,10 @@ def parse_broker_candidates(resp: Response, req: Request) -> list[Segment]:
             found.append(
                 Segment(
                     segment_id="",
-                    interval=str(item["interval"]),
-                    version=str(item["version"]),
-                    partition_num=int(item.get("partitionNumber") or 0),
-                    size=int(item.get("size") or 0),
+                    interval=segment_interval(item["interval"], "Broker candidate"),
+                    version=segment_version(item["version"], "Broker candidate"),
+                    partition_num=as_int(item.get("partitionNumber")) or 0,
+                    size=as_int(item.get("size")) or 0,
                 )
             )
     return found

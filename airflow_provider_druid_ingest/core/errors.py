@@ -34,6 +34,7 @@ __all__ = [
     "SpecProblem",
     "SpecValidationError",
     "UnknownTaskError",
+    "is_fatal",
 ]
 
 
@@ -229,3 +230,13 @@ class SpecProblem:
 
     def __repr__(self) -> str:
         return f"SpecProblem({self!s})"
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """Whether waiting or retrying cannot help: the request was refused (4xx, a refused redirect, a bad answer), the
+    Druid task FAILED, its segments will never load, it published nothing, or the spec is invalid. Every face
+    fails such an error without retries (Airflow: ``AirflowFailException``), whether it surfaced in a worker or
+    in a trigger's event."""
+    return isinstance(
+        exc, DruidFatalError | DruidTaskFailedError | HandoffNeverError | DruidEmptyIngestionError | SpecValidationError
+    )

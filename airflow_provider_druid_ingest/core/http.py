@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import quote, urlencode, urljoin
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 from .advice import auth_message, bad_request_hint
 from .config import ClusterConfig, Service, netloc_of
@@ -186,7 +186,7 @@ def redirect_request_url(resp: Response, config: ClusterConfig, has_credentials:
         raise DruidRedirectError(
             "redirect without a Location header", status=resp.status, method=resp.method, url=resp.url
         )
-    target = urljoin(resp.url, location)
+    target = _redirect_target(resp, location)
     if has_credentials and netloc_of(target) not in config.trusted_netlocs():
         scheme, host, port = netloc_of(target)
         raise DruidRedirectError(
@@ -197,6 +197,31 @@ def redirect_request_url(resp: Response, config: ClusterConfig, has_credentials:
             status=resp.status,
             method=resp.method,
             url=resp.url,
+        )
+    return target
+
+
+def _redirect_target(resp: Response, location: str) -> str:
+    """The absolute http(s) URL a Location names, or DruidRedirectError when it is not one both transports can
+    call (Locations are ASCII without spaces, RFC 9110; anything else would fail later inside requests/aiohttp
+    with errors outside the taxonomy)."""
+    problem = None
+    if not location.isascii() or any(ch.isspace() or not ch.isprintable() for ch in location):
+        problem = "holds spaces, control or non-ASCII characters"
+    else:
+        try:
+            target = urljoin(resp.url, location)
+            parts = urlsplit(target)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
+        except ValueError as exc:
+            problem = f"is not a valid URL ({exc})"
+        else:
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                problem = "is not an absolute http(s) URL"
+    if problem is not None:
+        raise DruidRedirectError(
+            f"Druid redirected to Location {location[:200]!r}, which {problem}", status=resp.status,
+            method=resp.method, url=resp.url,
         )
     return target
 

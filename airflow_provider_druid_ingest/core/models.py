@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .errors import DruidProtocolError
+from .jsonvalues import as_dict, as_int
+from .spec.intervals import parse_instant
+
 if TYPE_CHECKING:
     from .reports import ReportSummary
 
@@ -22,6 +26,8 @@ __all__ = [
     "TaskLock",
     "TaskStatus",
     "WorkerInfo",
+    "segment_interval",
+    "segment_version",
 ]
 
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
@@ -106,6 +112,27 @@ class ClusterCapacity:
         return max(0, self.total_slots - self.used_slots)
 
 
+def segment_interval(value: Any, what: str) -> str:
+    """A segment's interval as Druid writes it (``<start>/<end>``, two instants, end after start), or
+    DruidProtocolError: the gate compares and sorts these, so a malformed one must not get further."""
+    try:
+        start, end = value.split("/") if isinstance(value, str) else ("", "")
+        if parse_instant(start) < parse_instant(end):
+            return str(value)
+    except ValueError:
+        pass
+    raise DruidProtocolError(
+        f"{what} interval {str(value)[:100]!r} is not <start>/<end> with two ISO-8601 instants, end after start"
+    )
+
+
+def segment_version(value: Any, what: str) -> str:
+    """A segment's version: a non-empty string (the lock's instant, as Druid writes it), or DruidProtocolError."""
+    if isinstance(value, str) and value:
+        return value
+    raise DruidProtocolError(f"{what} version {str(value)[:100]!r} is not a non-empty string")
+
+
 @dataclass(frozen=True)
 class Segment:
     """The parts of a DataSegment the handoff gate needs."""
@@ -119,16 +146,18 @@ class Segment:
 
     @classmethod
     def from_druid(cls, data: dict[str, Any]) -> Segment:
-        shard = data.get("shardSpec") or {}
-        load = data.get("loadSpec") or {}
+        """A DataSegment's JSON. The interval and version decide what the gate requires, so they must be a
+        start/end interval and a string (DruidProtocolError otherwise); the rest reads leniently."""
+        shard, load = as_dict(data.get("shardSpec")), as_dict(data.get("loadSpec"))
         tomb = shard.get("type") == "tombstone" or load.get("type") == "tombstone"
+        ident = data.get("identifier") or data.get("id")
         return cls(
-            segment_id=str(data.get("identifier") or data.get("id") or ""),
-            interval=str(data["interval"]),
-            version=str(data["version"]),
-            partition_num=int(shard.get("partitionNum", 0) or 0),
+            segment_id=ident if isinstance(ident, str) else "",
+            interval=segment_interval(data.get("interval"), "segment"),
+            version=segment_version(data.get("version"), "segment"),
+            partition_num=as_int(shard.get("partitionNum")) or 0,
             is_tombstone=tomb,
-            size=int(data.get("size") or 0),
+            size=as_int(data.get("size")) or 0,
         )
 
 

@@ -14,9 +14,11 @@ from typing import Any, Literal, cast
 from .errors import (
     DruidEmptyIngestionError,
     DruidError,
+    DruidFatalError,
     DruidTaskFailedError,
     DruidWaitTimeoutError,
     HandoffNeverError,
+    is_fatal,
 )
 from .models import HandoffResult, TaskStatus
 from .options import OnNever, check_on_never
@@ -61,6 +63,9 @@ class TaskOutcome:
     report: ReportSummary | None = None
     version_ceiling: str | None = None
     status: TaskStatus | None = field(default=None, compare=False)
+    #: an ``error`` that retrying cannot fix (``errors.is_fatal``: a 401/403/404, a refused redirect...); it travels
+    #: in the trigger event so a deferred wait fails without Airflow retries, as the same error in a worker does
+    fatal: bool = False
 
     @classmethod
     def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:
@@ -83,7 +88,7 @@ class TaskOutcome:
 
     @classmethod
     def errored(cls, task_id: str, exc: BaseException) -> TaskOutcome:
-        return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}")
+        return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}", fatal=is_fatal(exc))
 
     def settle(self) -> TaskStatus:
         """The SUCCESS status, or the error this outcome stands for."""
@@ -96,7 +101,7 @@ class TaskOutcome:
             return DruidTaskFailedError(self.task_id, self.report.error_msg if self.report else None, self.message)
         if self.kind == "timeout":
             return DruidWaitTimeoutError(self.message)
-        return DruidError(self.message)
+        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,7 @@ class TaskOutcome:
             "summary": self.report.to_dict() if self.report is not None else None,
             "summary_text": self.report.format() if self.report is not None else None,
             "version_ceiling": self.version_ceiling,
+            "fatal": self.fatal,
         }
 
     @classmethod
@@ -113,7 +119,8 @@ class TaskOutcome:
         kind, task_id, message = _event_head(data, TASK_KINDS, "task")
         summary = data.get("summary")
         report = ReportSummary.from_dict(summary) if isinstance(summary, dict) else None
-        return cls(cast(TaskKind, kind), task_id, message, report, data.get("version_ceiling"))
+        return cls(cast(TaskKind, kind), task_id, message, report, data.get("version_ceiling"),
+                   fatal=data.get("fatal") is True)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,7 @@ class HandoffOutcome:
     task_id: str
     message: str
     result: HandoffResult | None = None
+    fatal: bool = False  # as TaskOutcome.fatal
 
     @classmethod
     def of(cls, task_id: str, datasource: str, result: HandoffResult) -> HandoffOutcome:
@@ -132,7 +140,8 @@ class HandoffOutcome:
 
     @classmethod
     def errored(cls, task_id: str, exc: BaseException) -> HandoffOutcome:
-        return cls("error", task_id, f"waiting for handoff of Druid task {task_id} failed: {exc}")
+        return cls("error", task_id, f"waiting for handoff of Druid task {task_id} failed: {exc}",
+                   fatal=is_fatal(exc))
 
     @property
     def empty(self) -> bool:
@@ -170,7 +179,7 @@ class HandoffOutcome:
             )
         if self.kind == "timeout":
             return DruidWaitTimeoutError(f"segments of Druid task {self.task_id} not queryable in time: {self.message}")
-        return DruidError(self.message)
+        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -178,6 +187,7 @@ class HandoffOutcome:
             "druid_task_id": self.task_id,
             "message": self.message,
             "result": self.result.to_dict() if self.result is not None else None,
+            "fatal": self.fatal,
         }
 
     @classmethod
@@ -185,7 +195,7 @@ class HandoffOutcome:
         kind, task_id, message = _event_head(data, HANDOFF_KINDS, "handoff")
         result = data.get("result")
         verdict = HandoffResult.from_dict(result) if isinstance(result, dict) else None
-        return cls(cast(HandoffKind, kind), task_id, message, verdict)
+        return cls(cast(HandoffKind, kind), task_id, message, verdict, fatal=data.get("fatal") is True)
 
 
 @dataclass(frozen=True)

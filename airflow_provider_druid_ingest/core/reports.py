@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import DruidTaskFailedError
+from .jsonvalues import as_float, as_int
 from .models import TaskStatus
 
 __all__ = [
@@ -158,16 +159,8 @@ def _or_na(value: int | None) -> str:
     return "n/a" if value is None else f"{value:,}"
 
 
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return int(value)
-
-
-def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+_as_int = as_int  # NaN/Infinity (Python's json reads them) and booleans read as absent
+_as_float = as_float
 
 
 def _counters(raw: Any) -> dict[str, int] | None:

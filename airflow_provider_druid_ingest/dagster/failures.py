@@ -46,12 +46,12 @@ def task_failure(task: TaskOutcome, metadata: Mapping[str, Any], *, resubmits: b
     the full errorMsg, row stats and first unparseable events (what alerts and ``run_failure_sensor`` get).
 
     ``resubmits``: whether a retry of this step submits the next attempt (the asset) or only re-watches the
-    same FAILED task (the wait op: no retry then). A timeout or a failed wait is always worth a retry.
+    same FAILED task (the wait op: no retry then). A timeout or a transiently failed wait is worth a retry.
     """
     extra = dict(metadata)
     if task.report is not None:
         extra["druid/report"] = dg.MetadataValue.md(f"```\n{task.report.format()}\n```")
-    if task.kind != "failed":
-        return dg.Failure(description=task.message, metadata=extra, allow_retries=True)
+    if task.kind != "failed":  # a fatal error (401, 403, ...) met while waiting is not worth a retry either
+        return dg.Failure(description=task.message, metadata=extra, allow_retries=not task.fatal)
     note = "" if resubmits else "\n(re-run the submit step to submit the next attempt: retrying a wait cannot)"
     return dg.Failure(description=task.message + note, metadata=extra, allow_retries=resubmits)

@@ -45,7 +45,7 @@ def check_io_config(io: dict[str, Any], task_type: str | None, intervals: list[A
                 value=source_type,
                 valid="an input source type such as s3, google, azureStorage, local, http, hdfs, inline, druid",
             )
-    if source_type not in kk.FORMATLESS_INPUT_SOURCES:
+    if not (isinstance(source_type, str) and source_type in kk.FORMATLESS_INPUT_SOURCES):
         fmt = c.obj(io, "inputFormat", f"{path}.inputFormat")
         if fmt is not None and (not isinstance(fmt.get("type"), str) or not fmt.get("type")):
             c.add(
@@ -136,7 +136,7 @@ def _check_partitions_spec(ps: dict[str, Any], c: Collector) -> str | None:
     """Check one partitionsSpec; return its type when known."""
     path = "spec.tuningConfig.partitionsSpec"
     ps_type = ps.get("type")
-    if ps_type not in kk.PARTITIONS_SPEC_KEYS:
+    if not isinstance(ps_type, str) or ps_type not in kk.PARTITIONS_SPEC_KEYS:
         c.add(f"{path}.type", "unknown partitionsSpec type", value=ps_type, valid=", ".join(kk.PARTITIONS_SPEC_KEYS))
         return None
     c.unknown_keys(ps, path, kk.PARTITIONS_SPEC_KEYS[ps_type])

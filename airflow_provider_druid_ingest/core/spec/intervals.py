@@ -45,6 +45,8 @@ class Period:
         total_months = when.month - 1 + sign * (self.years * 12 + self.months)
         year, month0 = divmod(total_months, 12)
         year += when.year
+        if not 1 <= year <= 9999:
+            raise OverflowError(f"year {year} is outside 1-9999")
         day = min(when.day, calendar.monthrange(year, month0 + 1)[1])
         shifted = when.replace(year=year, month=month0 + 1, day=day)
         delta = timedelta(
@@ -91,14 +93,17 @@ def parse_interval(text: str) -> tuple[datetime, datetime]:
     right_is_period = right.upper().startswith("P")
     if left_is_period and right_is_period:
         raise ValueError(f"interval {text!r} has two periods; one side must be an instant")
-    if left_is_period:
-        end = parse_instant(right)
-        start = parse_duration(left).add_to(end, sign=-1)
-    elif right_is_period:
-        start = parse_instant(left)
-        end = parse_duration(right).add_to(start)
-    else:
-        start, end = parse_instant(left), parse_instant(right)
+    try:
+        if left_is_period:
+            end = parse_instant(right)
+            start = parse_duration(left).add_to(end, sign=-1)
+        elif right_is_period:
+            start = parse_instant(left)
+            end = parse_duration(right).add_to(start)
+        else:
+            start, end = parse_instant(left), parse_instant(right)
+    except OverflowError:  # e.g. 2026-01-01/P9999999999D: past year 9999, or more seconds than a timedelta holds
+        raise ValueError(f"interval {text!r} reaches beyond the years 1-9999") from None
     if end <= start:
         raise ValueError(f"interval {text!r} ends at or before it starts")
     return start, end

@@ -13,6 +13,7 @@ from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidatio
 from airflow_provider_druid_ingest.core.ids import ID_RULES, MAX_ID_LENGTH, druid_id_problem
 from airflow_provider_druid_ingest.core.spec import known_keys as kk
 from airflow_provider_druid_ingest.core.spec._collect import Collector, json_type
+from airflow_provider_druid_ingest.core.spec._json_check import check_json_values
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
@@ -34,6 +35,7 @@ def find_problems(spec: Any) -> list[SpecProblem]:
     if is_bare_spec(spec):  # report the wrapper once, then the content under the paths it will have
         c.add("$", "is a bare ingestion spec, not a task", valid='{"type": "index_parallel", "spec": <this spec>}')
         return c.problems + find_problems(as_task_shape(spec))
+    check_json_values(spec, c)
     c.unknown_keys(spec, "", kk.TASK_KEYS)
     task_type = _check_task_type(spec, c)
     if "id" in spec:
@@ -263,7 +265,8 @@ def _check_metrics_spec(ds: dict[str, Any], dimension_names: set[str], c: Collec
             )
         else:
             seen.add(name)
-        if kind in kk.FIELD_AGGREGATORS and not metric.get("fieldName") and not metric.get("expression"):
+        needs_field = isinstance(kind, str) and kind in kk.FIELD_AGGREGATORS
+        if needs_field and not metric.get("fieldName") and not metric.get("expression"):
             c.add(
                 f"{here}.fieldName",
                 f"is required for a {kind} aggregator",

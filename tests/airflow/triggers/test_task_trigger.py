@@ -39,7 +39,8 @@ async def test_success_event_with_report_summary(druid_conn):
     event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
     assert event["status"] == "success", event
     assert event["druid_task_id"] == druid_task_id
-    assert set(event) == {"status", "druid_task_id", "message", "summary", "summary_text", "version_ceiling"}
+    assert set(event) == {"status", "druid_task_id", "message", "summary", "summary_text", "version_ceiling",
+                          "fatal"}
     assert isinstance(event["summary"], dict) and event["summary_text"]
     assert event["version_ceiling"]  # the trigger saw the task holding its lock
 

@@ -1,0 +1,70 @@
+"""Fuzz: the remaining response parsers (submit, task payload, task listings, workers, locks, leader, health,
+handoffComplete, SQL, shutdown), each on bodies of its own shape and on any JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from airflow_provider_druid_ingest.core import endpoints as ep
+from airflow_provider_druid_ingest.core.capacity import slots_finding
+from airflow_provider_druid_ingest.core.handoff import version_key
+from airflow_provider_druid_ingest.core.history import DurationHistory, ingestion_durations
+from airflow_provider_druid_ingest.core.http import Request, Response
+from airflow_provider_druid_ingest.core.models import ClusterCapacity, Segment
+
+from .gen import G, any_json, just, lists, obj, one_of, sampled, seeded, tuples
+from .harness import fuzz, guarded
+from .shapes import TASK_IDS, active_locks_body, tasks_body, workers_body
+from .strategies import response
+from .test_fuzz_status import use_status
+
+pytestmark = pytest.mark.fuzz
+
+
+def _capacity(found: Any) -> None:
+    if isinstance(found, ClusterCapacity):
+        assert found.free_slots >= 0
+        slots_finding(4, found)
+
+
+def _tasks(found: Any) -> None:
+    if isinstance(found, list):
+        for status in found:
+            use_status(status)
+        DurationHistory.of(ingestion_durations(found))
+
+
+def _locks(found: Any) -> None:
+    if isinstance(found, list) and found:
+        max((lock.version for lock in found), key=version_key)
+
+
+_SEG = Segment("s", "2026-07-16T00:00:00.000Z/2026-07-17T00:00:00.000Z", "v", 0)
+#: parser, its request, a body of its own shape, and a check on the parsed value
+_PARSERS: list[tuple[Callable[[Response, Request], Any], Request, G, Callable[[Any], None]]] = [
+    (ep.parse_submit, ep.submit({"type": "index"}), obj({"task": TASK_IDS}), lambda v: None),
+    (ep.parse_task_payload, ep.task_payload("t1"), obj({"task": TASK_IDS, "payload": any_json}), lambda v: None),
+    (ep.parse_tasks, ep.tasks("complete", "wiki"), tasks_body, _tasks),
+    (ep.parse_workers, ep.workers(), workers_body, _capacity),
+    (ep.parse_active_locks, ep.active_locks("wiki"), active_locks_body, _locks),
+    (ep.parse_is_leader, ep.is_leader(), obj({"leader": sampled([True, False])}), lambda v: None),
+    (ep.parse_health, ep.health(), sampled([True, False]), lambda v: None),
+    (ep.parse_handoff_complete, ep.handoff_complete("wiki", _SEG), sampled([True, False]), lambda v: None),
+    (ep.parse_sql, ep.sql("SELECT 1"), lists(obj({"c": any_json}), 2), lambda v: None),
+    (ep.parse_shutdown, ep.shutdown("t1"), obj({"task": TASK_IDS}), lambda v: None),
+]
+
+
+_CASES = one_of(*(tuples(just(i), response(one_of(shape, shape, any_json), method=req.method))
+                   for i, (_p, req, shape, _u) in enumerate(_PARSERS)))
+
+
+def test_fuzz_other_endpoints() -> None:
+    def check(case: tuple[int, Response]) -> None:
+        parse, req, _shape, use = _PARSERS[case[0]]
+        use(guarded(lambda: parse(case[1], req)))
+
+    fuzz("other_endpoints", seeded(_CASES), check)

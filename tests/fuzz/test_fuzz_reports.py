@@ -1,0 +1,38 @@
+"""Fuzz: task reports of both shapes (wrapped ``ingestionStatsAndErrors`` and a bare payload), the summary, its
+text forms and the failure message built from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from airflow_provider_druid_ingest.core import endpoints as ep
+from airflow_provider_druid_ingest.core.http import Response
+from airflow_provider_druid_ingest.core.models import TaskStatus
+from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
+from airflow_provider_druid_ingest.core.reports import ReportSummary, parse_report, task_failed_error
+
+from .gen import seeded
+from .harness import fuzz, guarded
+from .shapes import report_body
+from .strategies import response
+
+pytestmark = pytest.mark.fuzz
+
+
+def test_fuzz_reports() -> None:
+    def check(resp: Response) -> None:
+        body = guarded(lambda: ep.parse_reports(resp, ep.reports("t1")))
+        if isinstance(body, Exception):
+            return
+        summary = parse_report(body)  # documented never to raise
+        if summary is None:
+            return
+        summary.format()
+        summary.progress_line()
+        summary.totals()
+        assert ReportSummary.from_dict(summary.to_dict()) == summary
+        failed = TaskStatus("t1", "FAILED", error_msg="boom")
+        assert len(str(task_failed_error(failed, summary))) <= 8100
+        TaskOutcome.terminal(failed, summary).to_dict()
+
+    fuzz("reports", seeded(response(report_body)), check)
