@@ -87,8 +87,9 @@ class DruidMsqIngestOperator(DruidIngestOperator):
             return content
         return super().render_template(content, context, jinja_env, seen_oids)
 
-    def plan(self, context: Context) -> MsqPlan:  # type: ignore[override]
-        """The run's MSQ plan: rendered and checked, no HTTP. A bad statement fails without retries."""
+    def plan(self, context: Context, *, log_warnings: bool = True) -> MsqPlan:  # type: ignore[override]
+        """The run's MSQ plan: rendered and checked, no HTTP. A bad statement fails without retries
+        (``log_warnings=False``: a resumed task re-plans only to know its lineage)."""
         from airflow_provider_druid_ingest.core.msq import build_msq_plan
 
         try:
@@ -105,7 +106,8 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         except SpecValidationError as exc:
             raise AirflowFailException(str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement",
                                                         1)) from None
-        for warning in plan.warnings:
-            self.log.warning("MSQ statement warning: %s", warning)
-        self.log.info("MSQ statement for %s:\n%s", ", ".join(plan.intervals), plan.sql)
+        if log_warnings:
+            for warning in plan.warnings:
+                self.log.warning("MSQ statement warning: %s", warning)
+            self.log.info("MSQ statement for %s:\n%s", ", ".join(plan.intervals), plan.sql)
         return plan
