@@ -242,7 +242,11 @@ service_healthy() {
 wait_healthy() {
   local svc="$1" deadline="$2"
   while ! service_healthy "$svc"; do
-    if ! service_pid "$svc" >/dev/null; then
+    # the recorded pid is alive (until the subshell has exec'ed java its cmdline is still bash's: do not take
+    # that moment for an exit, only a pid that is gone)
+    local pid
+    pid="$(cat "$(pid_file "$svc")" 2>/dev/null || true)"
+    if ! [[ "$pid" =~ ^[1-9][0-9]*$ ]] || ! kill -0 "$pid" 2>/dev/null; then
       log "$svc exited during startup; last log lines:"
       tail -n 40 "$(log_file "$svc")" >&2 || true
       die "$svc failed to start (log: $(log_file "$svc"))"
