@@ -40,8 +40,17 @@ class AccessLog:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def mark(self) -> int:
+    def _size(self) -> int:
         return self.path.stat().st_size if self.path.exists() else 0
+
+    def mark(self) -> int:
+        """Where the next request's line will start, once the lines of requests already answered are written
+        (nginx logs just after the response's last byte, so a client can be faster than the line)."""
+        size, previous = self._size(), None
+        while size != previous:
+            time.sleep(0.15)
+            previous, size = size, self._size()
+        return size
 
     def _read(self, mark: int) -> str:
         with self.path.open("rb") as fh:
