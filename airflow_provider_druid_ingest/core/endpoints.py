@@ -118,7 +118,7 @@ def parse_status(resp: Response, req: Request) -> TaskStatus:
     assert req.task_id is not None
     if resp.status == 404 and resp.text.lstrip().startswith("{"):
         # druid-contract §status: the method's own 404 {"task": id, "status": null}, seen in a race with the filter.
-        raise UnknownTaskError(req.task_id, status=404, method=resp.method, url=resp.url)
+        raise UnknownTaskError(req.task_id, race=True, status=404, method=resp.method, url=resp.url)
     raise_for_status(resp, req)
     data = resp.json()
     inner = data.get("status") if isinstance(data, dict) else None

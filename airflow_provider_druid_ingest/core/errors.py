@@ -148,10 +148,15 @@ class DuplicateTaskIdError(DruidFatalError):
 
 
 class UnknownTaskError(DruidFatalError):
-    """A task endpoint answered 404 ``Cannot find any task with id``."""
+    """A task endpoint answered 404 ``Cannot find any task with id``.
 
-    def __init__(self, task_id: str, **kwargs: Any) -> None:
+    ``race``: the answer was the status method's own ``404 {"task": id, "status": null}``, which Druid gives in a
+    race between its resource filter and the task storage (druid-contract §status): a wait retries that a few looks.
+    """
+
+    def __init__(self, task_id: str, *, race: bool = False, **kwargs: Any) -> None:
         self.task_id = task_id
+        self.race = race
         super().__init__(f"Druid has no task with id {task_id!r}", **kwargs)
 
 

@@ -75,20 +75,26 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
 def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
 
-    Attempt ids are probed in order: RUNNING/SUCCESS is adopted (never resubmitted), FAILED moves on
-    to the next attempt id, absent is submitted. A duplicate-id 400 (a racing submitter, or our own
+    All attempt ids of the chain are looked up at once (one bulk status call; per-id GETs where it is refused) and
+    the *highest* attempt Druid still knows decides: RUNNING/SUCCESS is adopted (never resubmitted), FAILED leads to
+    the next attempt id, none known submits attempt 0. Druid's task-metadata cleanup (``druid.indexer.logs.kill.*``)
+    forgets the oldest tasks first, so attempt 0 can be gone while ``_r1`` SUCCEEDED: stopping at the first unknown
+    id would submit attempt 0 again (druid-contract §attempts). A duplicate-id 400 (a racing submitter, or our own
     retried POST that Druid had accepted) is resolved by reading that task's status, never assumed.
     """
     base_id = plan.base_task_id
-    for attempt in range(max_attempts):
-        task_id = attempt_id(base_id, attempt)
-        status = yield from status_or_none(task_id)
-        if status is None:
-            try:
-                yield from _submit(plan, task_id)
-                return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id)
-            except DuplicateTaskIdError:
-                status = yield from _status_after_duplicate(task_id)
+    ids = [attempt_id(base_id, attempt) for attempt in range(max_attempts)]
+    known = yield from bulk_status(ids)
+    latest = max((attempt for attempt, task_id in enumerate(ids) if task_id in known), default=None)
+    if latest is not None and known[ids[latest]].state != FAILED:
+        return SubmitOutcome(ids[latest], "adopted", latest, known[ids[latest]].state, base_id)
+    for attempt in range(0 if latest is None else latest + 1, max_attempts):
+        task_id = ids[attempt]
+        try:
+            yield from _submit(plan, task_id)
+            return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id)
+        except DuplicateTaskIdError:
+            status = yield from _status_after_duplicate(task_id)
         if status.state != FAILED:
             return SubmitOutcome(task_id, "adopted", attempt, status.state, base_id)
     raise DruidError(

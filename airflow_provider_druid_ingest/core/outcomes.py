@@ -22,11 +22,12 @@ from .errors import (
 )
 from .models import HandoffResult, TaskStatus
 from .options import OnNever, check_on_never
-from .reports import ReportSummary, task_failed_error
+from .reports import ReportSummary, bounded, task_failed_error
 
 __all__ = [
     "HANDOFF_KINDS",
     "INGESTION_KINDS",
+    "MAX_EVENT_ERROR_CHARS",
     "TASK_KINDS",
     "HandoffOutcome",
     "IngestionOutcome",
@@ -43,6 +44,8 @@ INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
 
 
 _NOTE = " with a message from Druid: "
+#: Druid's errorMsg in a trigger event at most (characters): events are stored in the metadata database
+MAX_EVENT_ERROR_CHARS = 64_000
 
 
 def _event_head(data: Any, kinds: frozenset[str], what: str) -> tuple[str, str, str]:
@@ -83,7 +86,11 @@ class TaskOutcome:
 
     @classmethod
     def timed_out(cls, status: TaskStatus, waited: float) -> TaskOutcome:
-        message = f"Druid task {status.task_id} still {status.phase} after {waited:.0f}s"
+        message = (
+            f"Druid task {status.task_id} still {status.phase} after {waited:.0f}s: it keeps running in Druid (only "
+            f"this wait stopped). Stop it with POST /druid/indexer/v1/task/{status.task_id}/shutdown on the Overlord "
+            "(DruidClient.shutdown), or wait again: the same spec adopts it, never submits a second one"
+        )
         return cls("timeout", status.task_id, message, None, status.version_ceiling, status)
 
     @classmethod
@@ -104,12 +111,19 @@ class TaskOutcome:
         return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
 
     def to_dict(self) -> dict[str, Any]:
+        """The trigger event. Druid's errorMsg travels once, in ``summary``, cut to ``MAX_EVENT_ERROR_CHARS`` (a
+        failed task's report can hold megabytes of stack trace; the ``message`` has its bounded head)."""
+        summary = None
+        if self.report is not None:
+            summary = self.report.to_dict()
+            if summary.get("error_msg"):
+                summary["error_msg"] = bounded(str(summary["error_msg"]), MAX_EVENT_ERROR_CHARS)
         return {
             "status": self.kind,
             "druid_task_id": self.task_id,
             "message": self.message,
-            "summary": self.report.to_dict() if self.report is not None else None,
-            "summary_text": self.report.format() if self.report is not None else None,
+            "summary": summary,
+            "summary_text": self.report.format(include_error=False) if self.report is not None else None,
             "version_ceiling": self.version_ceiling,
             "fatal": self.fatal,
         }

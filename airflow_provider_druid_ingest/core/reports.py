@@ -22,6 +22,7 @@ __all__ = [
     "MAX_ERROR_CHARS",
     "MAX_FAILURE_CHARS",
     "ReportSummary",
+    "bounded",
     "parse_report",
     "task_failed_error",
 ]
@@ -130,7 +131,7 @@ MAX_ERROR_CHARS = 5000
 _DRUID_CUT = re.compile(r"\.\.\.\d+ characters omitted\.\.\.")
 
 
-def _bounded(text: str, limit: int) -> str:
+def bounded(text: str, limit: int) -> str:
     """``text`` cut in the middle to at most ``limit`` characters, saying how much was left out."""
     if len(text) <= limit:
         return text
@@ -149,9 +150,9 @@ def task_failed_error(status: TaskStatus, summary: ReportSummary | None) -> Drui
     note = ""
     if not full and error and _DRUID_CUT.search(error):
         note = " (Druid cut this message and no task report holds the full text)"
-    head = f"Druid task {status.task_id} FAILED: {_bounded(error, MAX_ERROR_CHARS) if error else 'no errorMsg'}{note}"
+    head = f"Druid task {status.task_id} FAILED: {bounded(error, MAX_ERROR_CHARS) if error else 'no errorMsg'}{note}"
     details = summary.format(include_error=False) if summary is not None else "(no task report)"
-    text = _bounded(f"{head}\n{details}", MAX_FAILURE_CHARS)
+    text = bounded(f"{head}\n{details}", MAX_FAILURE_CHARS)
     return DruidTaskFailedError(status.task_id, error, text)
 
 

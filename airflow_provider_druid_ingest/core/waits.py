@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from .errors import UnknownTaskError
 from .exchange import Operation, Progress, Sleep
 from .history import HANDOFF_LATENCIES, task_history
 from .models import HandoffResult, HandoffTarget, TaskStatus
@@ -23,7 +24,9 @@ from .schedule import PredictedSchedule
 from .shared import StatusQuery, merge_status
 from .spec.intervals import parse_instant
 
-__all__ = ["DEFAULT_REPORT_EVERY", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task"]
+__all__ = [
+    "DEFAULT_REPORT_EVERY", "MAX_UNKNOWN_LOOKS", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task",
+]
 
 #: seconds between report fetches while a task runs (each poll is one status call; a report is a second one):
 #: progress logging at most every few minutes, plus the final report
@@ -33,6 +36,9 @@ Clock = Callable[[], float]
 REREAD_EVERY = 5
 #: seconds between two "will this segment ever load?" questions (handoffComplete) while segments are missing
 NEVER_PROBE_EVERY = 60.0
+#: consecutive looks a task may answer "unknown" in Druid's race shape (or, once seen, go missing) before the wait
+#: believes it (druid-contract §status)
+MAX_UNKNOWN_LOOKS = 5
 
 
 @dataclass(frozen=True)
@@ -74,11 +80,23 @@ def watch_task(
     previous_look = started
     reported_at = started  # the first progress report comes after report_every, not at the first look
     known: TaskStatus | None = None
+    unknown_looks = 0
     while True:
-        if known is None:  # the first look is a full status: createdTime, datasource, runner state
-            status = yield from observe_task(task_id, ceiling)
-        else:  # later looks may be answered by one bulk call shared with every other wait (``shared.py``)
-            status = merge_status(known, (yield StatusQuery(task_id)))
+        try:
+            if known is None:  # the first look is a full status: createdTime, datasource, runner state
+                status = yield from observe_task(task_id, ceiling)
+            else:  # later looks may be answered by one bulk call shared with every other wait (``shared.py``)
+                status = merge_status(known, (yield StatusQuery(task_id)))
+        except UnknownTaskError as exc:
+            # Druid's race-shaped 404 {"status": null}, or a task already seen going missing for a look: transient,
+            # a bounded number of times; a plain "Cannot find any task" for a task never seen is an answer.
+            unknown_looks += 1
+            if not (exc.race or known is not None) or unknown_looks > MAX_UNKNOWN_LOOKS or clock() >= deadline:
+                raise
+            yield Sleep(min(schedule.delay(unknown_looks), max(0.0, deadline - clock())))
+            continue
+        unknown_looks = 0
+        if known is not None:
             if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
                 ceiling = yield from lock_ceiling(status)
             status = replace(status, version_ceiling=ceiling)

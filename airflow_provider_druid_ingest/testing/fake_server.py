@@ -165,6 +165,10 @@ class FakeDruid:
         return [r for r in self.requests
                 if (method is None or r.method == method.upper()) and r.path.startswith(path_prefix)]
 
+    def submit_requests(self) -> list[RecordedRequest]:
+        """The task submissions (``POST /druid/indexer/v1/task``; not ``/taskStatus`` or ``/task/{id}/shutdown``)."""
+        return [r for r in self.requests if r.method == "POST" and r.path == "/druid/indexer/v1/task"]
+
     def clear_requests(self) -> None:
         with self._requests_lock:
             self._requests.clear()
@@ -193,6 +197,16 @@ class FakeDruid:
         with self.state.lock:
             self.state.now()
             return self.state.tasks.get(task_id)
+
+    def forget_task(self, task_id: str) -> None:
+        """Druid's task-metadata cleanup (``druid.indexer.logs.kill.*``): a completed task's row is deleted, so its
+        id is unknown from then on (status 404, absent from bulk status and task lists)."""
+        with self.state.lock:
+            self.state.now()
+            task = self.state.tasks.get(task_id)
+            if task is None or task.is_active:
+                raise ValueError(f"only a completed task can be forgotten: {task_id!r}")
+            del self.state.tasks[task_id]
 
     # ------------------------------------------------------------- segments
     def set_rules(self, datasource: str, rules: list[dict[str, Any]]) -> None:

@@ -2,7 +2,8 @@
 
 The event is :meth:`TaskOutcome.to_dict`: ``{"status": "success"|"failed"|"timeout"|"error", "druid_task_id",
 "message", "summary", "summary_text", "version_ceiling"}``. For ``failed`` the message is the
-``DruidTaskFailedError`` text (full errorMsg, row stats, first unparseable events, bounded).
+``DruidTaskFailedError`` text (errorMsg's head, row stats, first unparseable events; about 8 KB at most); Druid's
+errorMsg travels once, in ``summary`` (at most 64 KB), and ``summary_text`` is the report without it.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def posts(fake: FakeDruid) -> list:
-    return [r for r in fake.requests_matching("POST", "/druid/indexer/v1/task") if r.path == "/druid/indexer/v1/task"]
+    return fake.submit_requests()
 
 
 def test_submit_wait_success(fake_druid: FakeDruid, make_client) -> None:
@@ -123,10 +123,10 @@ def test_duplicate_400_is_resolved_by_status(shape: str, make_client) -> None:
     with FakeDruid(duplicate_shape=shape, task_duration=3) as fake:
         client = make_client(fake.url)
         spec = day_spec()
-        # The first status probe says "unknown", then a competing submitter creates the task before our POST.
+        # The attempt lookup says "unknown", then a competing submitter creates the task before our POST.
         task_id = DruidClient(ClusterConfig(url=fake.url)).ensure_submitted(spec).task_id
-        fake.add_fault(Fault(method="GET", path=r"/status$", kind="status", status=404,
-                             body=f"Cannot find any task with id: [{task_id}]", content_type="text/plain", times=1))
+        fake.add_fault(Fault(method="POST", path=r"/taskStatus$", kind="status", status=200, body="{}",
+                             content_type="application/json", times=1))
         outcome = client.ensure_submitted(spec)
         assert outcome.task_id == task_id and outcome.action == "adopted"
         duplicate_posts = posts(fake)
@@ -143,10 +143,12 @@ def test_duplicate_of_a_failed_task_is_not_success(make_client) -> None:
         sync = DruidClient(ClusterConfig(url=fake.url), FAST_RETRY)
         failed = sync.ensure_submitted(spec).task_id
         sync.wait_for_task(failed, timeout=10)
-        fake.add_fault(Fault(method="GET", path=r"/status$", kind="status", status=404,
-                             body=f"Cannot find any task with id: [{failed}]", content_type="text/plain", times=1))
+        fake.add_fault(Fault(method="POST", path=r"/taskStatus$", kind="status", status=200, body="{}",
+                             content_type="application/json", times=1))
+        fake.clear_requests()
         outcome = make_client(fake.url).ensure_submitted(spec)
         assert outcome.task_id == failed + "_r1" and outcome.action == "submitted"
+        assert [p.json["id"] for p in posts(fake)] == [failed, failed + "_r1"]  # the duplicate 400, then _r1
 
 
 def test_report_summary_on_failure(fake_druid: FakeDruid, make_client) -> None:
@@ -298,3 +300,34 @@ def test_gate_waits_for_the_brokers_view(make_client) -> None:
         waiting_on_broker = [r for r in seen if r.served == r.expected and "Broker" in r.detail]
         assert waiting_on_broker and waiting_on_broker[0].state == "pending"
         assert "another version" in waiting_on_broker[0].detail  # the old version is what queries read
+
+
+def test_forgotten_first_attempt_does_not_resubmit(fake_druid: FakeDruid, make_client) -> None:
+    """Attempt 0 FAILED, _r1 SUCCEEDED, then Druid's metadata cleanup removed attempt 0's row: the chain's highest
+    known attempt decides, so _r1 is adopted (stopping at the first unknown id POSTed attempt 0 again)."""
+    fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg="boom"))
+    client = make_client()
+    first = client.ensure_submitted(day_spec())
+    client.wait_for_task(first.task_id, timeout=20)
+    second = client.ensure_submitted(day_spec())
+    assert client.wait_for_task(second.task_id, timeout=20).state == "SUCCESS"
+    fake_druid.forget_task(first.task_id)
+    fake_druid.clear_requests()
+    again = client.ensure_submitted(day_spec())
+    assert (again.task_id, again.action, again.attempt) == (first.task_id + "_r1", "adopted", 1)
+    assert posts(fake_druid) == []
+
+
+def test_forgotten_failed_attempts_lead_past_the_highest(fake_druid: FakeDruid, make_client) -> None:
+    """Attempts 0 and 1 FAILED, attempt 0 forgotten: the next submission is _r2, never attempt 0 again."""
+    fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg="boom"))
+    fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg="boom again"))
+    client = make_client()
+    for _ in range(2):
+        client.wait_for_task(client.ensure_submitted(day_spec()).task_id, timeout=20)
+    first_id = posts(fake_druid)[0].json["id"]
+    fake_druid.forget_task(first_id)
+    fake_druid.clear_requests()
+    third = client.ensure_submitted(day_spec())
+    assert (third.task_id, third.action, third.attempt) == (first_id + "_r2", "submitted", 2)
+    assert [p.json["id"] for p in posts(fake_druid)] == [first_id + "_r2"]

@@ -53,7 +53,7 @@ def test_transient_fault_matrix(fault: str, where: tuple[str, str], fake_druid: 
     client = make_client()
     task_id, handoff = run_ingestion(client, day_spec())
     assert handoff == "loaded"
-    tasks = {r.json["id"] for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task") if r.json}
+    tasks = {r.json["id"] for r in fake_druid.submit_requests() if r.json}
     assert tasks == {task_id}, "exactly one task id was ever submitted"
     assert fake_druid.task(task_id).state == "SUCCESS"
     hits = [r for r in fake_druid.requests if r.method == method and __import__("re").search(path, r.path)]
@@ -100,7 +100,7 @@ def test_fatal_submit_fails_on_first_response(case: str, fake_druid: FakeDruid, 
     client = make_client()
     with pytest.raises(error) as info:
         client.ensure_submitted(day_spec())
-    assert len(fake_druid.requests_matching("POST", "/druid/indexer/v1/task")) == 1, "no retries burned"
+    assert len(fake_druid.submit_requests()) == 1, "no retries burned"
     assert f"HTTP {status}" in str(info.value)
 
 
@@ -174,3 +174,47 @@ def test_credentials_never_in_logs_or_errors(caplog: pytest.LogCaptureFixture, m
         texts += [str(info2.value), repr(client2.config), caplog.text]
     for text in texts:
         assert PASSWORD not in text
+
+
+RACE_404 = {"kind": "status", "status": 404, "content_type": "application/json"}
+
+
+def test_race_shaped_404_is_transient_a_bounded_number_of_times(fake_druid: FakeDruid, make_client) -> None:
+    """Druid's status method can answer 404 {"task": id, "status": null} in a race (druid-contract §status): one
+    such answer ended a 12-hour wait at once. A few in a row are looked past; more than MAX_UNKNOWN_LOOKS are not."""
+    from airflow_provider_druid_ingest.core.errors import UnknownTaskError
+    from airflow_provider_druid_ingest.core.waits import MAX_UNKNOWN_LOOKS
+
+    client = make_client()
+    task_id = client.ensure_submitted(day_spec()).task_id
+    body = f'{{"task": "{task_id}", "status": null}}'
+    fake_druid.add_fault(Fault(method="GET", path=STATUS[1], body=body, times=MAX_UNKNOWN_LOOKS, **RACE_404))
+    assert client.wait_for_task(task_id, timeout=30).state == "SUCCESS"
+    fake_druid.add_fault(Fault(method="GET", path=STATUS[1], body=body, times=None, **RACE_404))
+    fake_druid.clear_requests()
+    with pytest.raises(UnknownTaskError):
+        client.wait_for_task(task_id, timeout=30)
+    assert len(fake_druid.requests_matching("GET", f"/druid/indexer/v1/task/{task_id}/status")) == MAX_UNKNOWN_LOOKS + 1
+
+
+def test_plain_unknown_task_is_believed_at_once(fake_druid: FakeDruid, make_client) -> None:
+    from airflow_provider_druid_ingest.core.errors import UnknownTaskError
+
+    client = make_client()
+    with pytest.raises(UnknownTaskError):
+        client.wait_for_task("never_submitted_task", timeout=30)
+    assert len(fake_druid.requests) == 1
+
+
+def test_timeout_says_the_druid_task_still_runs_and_how_to_stop_it(fake_druid: FakeDruid, make_client) -> None:
+    from airflow_provider_druid_ingest.core.errors import DruidWaitTimeoutError
+    from airflow_provider_druid_ingest.testing import TaskPlan
+
+    fake_druid.plan_next_task(TaskPlan(duration=30))
+    client = make_client()
+    task_id = client.ensure_submitted(day_spec()).task_id
+    with pytest.raises(DruidWaitTimeoutError) as info:
+        client.wait_for_task(task_id, timeout=0.5)
+    text = str(info.value)
+    assert "keeps running in Druid" in text and f"/druid/indexer/v1/task/{task_id}/shutdown" in text
+    assert fake_druid.task(task_id).is_active

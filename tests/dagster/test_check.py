@@ -98,7 +98,7 @@ def test_a_timed_out_check_fails_and_rerunning_it_alone_passes_without_a_new_tas
     assert again.success and again.asset_materializations_for_node("dg_slow") == []
     (check,) = again.get_asset_check_evaluations()
     assert check.passed
-    assert len([r for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task")
+    assert len([r for r in fake_druid.submit_requests()
                 if r.path == "/druid/indexer/v1/task"]) == 1
 
 

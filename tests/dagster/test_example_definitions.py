@@ -50,12 +50,12 @@ def test_the_daily_job_materializes_a_partition_and_runs_its_gate(fake_druid: Fa
     assert result.success
     (check,) = result.get_asset_check_evaluations()
     assert check.passed and check.check_name == "segments_queryable" and check.partition == "2026-11-04"
-    (posted,) = [r for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task")
+    (posted,) = [r for r in fake_druid.submit_requests()
                  if r.path == "/druid/indexer/v1/task"]
     assert posted.json["spec"]["ioConfig"]["inputSource"]["baseDir"] == "/srv/events/2026-11-04"
     assert posted.json["spec"]["dataSchema"]["dataSource"] == "dg_example"
     ops_job = defs.resolve_job_def("dg_example_ops")
     again = ops_job.execute_in_process(partition_key="2026-11-04", raise_on_error=False)
     assert again.success and again.output_for_node("dg_example_ops_submit") == posted.json["id"]  # adopted
-    assert len([r for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task")
+    assert len([r for r in fake_druid.submit_requests()
                 if r.path == "/druid/indexer/v1/task"]) == 1

@@ -32,7 +32,7 @@ def test_submit_outputs_the_task_id_and_wait_consumes_it_until_queryable(fake_dr
     assert result.success
     task_id = result.output_for_node("dg_ops_submit")
     assert result.output_for_node("dg_ops_wait") == task_id
-    (posted,) = [r for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task")
+    (posted,) = [r for r in fake_druid.submit_requests()
                  if r.path == "/druid/indexer/v1/task"]
     assert posted.json["id"] == task_id
     assert posted.json["spec"]["dataSchema"]["granularitySpec"]["intervals"] == [DAY_INTERVAL]

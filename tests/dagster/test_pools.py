@@ -66,7 +66,7 @@ def test_the_sized_pool_is_applied_and_keeps_ingestions_one_at_a_time(fake_druid
             for day in ("2026-11-02", "2026-11-03")]
     outputs = [run.communicate(timeout=200)[0] for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs[0][-2000:] + outputs[1][-2000:]
-    posts = sorted((r.time, r.json["id"]) for r in fake_druid.requests_matching("POST", "/druid/indexer/v1/task")
+    posts = sorted((r.time, r.json["id"]) for r in fake_druid.submit_requests()
                    if r.path == "/druid/indexer/v1/task")
     assert len(posts) == 2
     (_, first), (second_posted, _) = posts

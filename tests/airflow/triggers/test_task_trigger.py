@@ -51,7 +51,8 @@ async def test_failed_event_carries_error_and_summary(druid_conn):
     event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
     assert event["status"] == "failed"
     assert "Max parse exceptions exceeded" in event["message"]
-    assert "Max parse exceptions exceeded" in (event["summary_text"] or "")
+    assert "Max parse exceptions exceeded" in event["summary"]["error_msg"]  # once: not again in summary_text
+    assert "Max parse exceptions exceeded" not in (event["summary_text"] or "")
 
 
 async def test_rebuilt_trigger_resumes_polling_without_a_second_post(druid_conn):
