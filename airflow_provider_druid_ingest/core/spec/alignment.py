@@ -37,7 +37,9 @@ def _dig(value: Any, *keys: str) -> Any:
 
 
 def _clock(moment: datetime) -> str:
-    return moment.strftime("%H:%M:%S" if moment.second or moment.microsecond else "%H:%M") + "Z"
+    if moment.microsecond:
+        return moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.strftime("%H:%M:%S" if moment.second else "%H:%M") + "Z"
 
 
 def _instant(moment: datetime) -> str:
@@ -60,6 +62,8 @@ def fmt_span(start: datetime, end: datetime) -> str:
 
 
 def _amount(total: timedelta) -> str:
+    if total % timedelta(seconds=1):
+        return f"{total // timedelta(milliseconds=1)} ms"
     seconds = int(total.total_seconds())
     if seconds % 3600 == 0:
         hours = seconds // 3600
@@ -176,19 +180,20 @@ def alignment_findings(spec: Any) -> tuple[list[SpecProblem], list[SpecProblem]]
     for i, (text, (start, end)) in enumerate(zip(raw, spans, strict=True)):
         if buckets.aligned(start) and buckets.aligned(end):
             continue
-        windows = _windows(buckets, start, end)
-        if windows is None:
-            continue
-        lost = [part for edge in ((windows[0][0], start), (end, windows[-1][1])) if edge[0] < edge[1]
-                for part in _minus(edge, covered)]
+        first, last = buckets.floor(start), buckets.floor(end)
+        last = end if last == end else buckets.next(last)
+        lost = [part for edge in ((first, start), (end, last)) if edge[0] < edge[1] for part in _minus(edge, covered)]
         if not lost:
             continue
-        name = granularity if isinstance(granularity, str) else buckets.label
+        windows = _windows(buckets, start, end)
+        touched = _windows_text(windows) if windows else f"{fmt_window(first, last)} (over {_MAX_BUCKETS} buckets)"
+        name = "DAY (Druid's default)" if granularity is None else granularity if isinstance(
+            granularity, str) else buckets.label
         problems.append(SpecProblem(
             f"{_PATH}.intervals[{i}]",
-            f"is not aligned to segmentGranularity {name or 'DAY (the default)'}"
+            f"is not aligned to segmentGranularity {name}"
             f"{' (UTC buckets)' if buckets.label.isupper() else ''}: a replace locks and overwrites every whole "
-            f"bucket it touches, {_windows_text(windows)}, with this run's rows only, so what is stored for the "
+            f"bucket it touches, {touched}, with this run's rows only, so what is stored for the "
             f"hours outside the interval would be lost, {lost_text(lost)}",
             value=text,
             valid="fixes: " + _fixes(granularity, buckets, start, end),

@@ -190,3 +190,8 @@ def test_berlin_months_follow_the_local_calendar() -> None:
     start = buckets.floor(parse_instant("2026-10-25T12:00:00Z"))
     assert (start.isoformat(), buckets.next(start).isoformat()) == (
         "2026-09-30T22:00:00+00:00", "2026-10-31T23:00:00+00:00")
+
+
+def test_very_many_buckets_are_still_refused() -> None:
+    [text] = refusal(spec_with("SECOND", "2026-01-01T00:00:00.500Z/2026-03-01T00:00:00Z"))
+    assert "over 100000 buckets" in text and "lost, 500 ms: 2026-01-01T00:00Z to 00:00:00.500Z" in text
