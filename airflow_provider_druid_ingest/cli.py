@@ -1,6 +1,7 @@
 """``druid-ingest`` (also ``python -m airflow_provider_druid_ingest``): an operator's command line over the core.
 
     druid-ingest validate SPEC [--interval I ...] [--input LOC ...] [--datasource DS] [--var K=V ...]
+                          [--allow-unaligned]
     druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest check-dags --dags FOLDER [--url URL]
@@ -48,7 +49,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     variables = dict(v.split("=", 1) for v in args.var or [])
     try:
         plan = build_plan(args.spec, datasource=args.datasource, intervals=args.interval or None,
-                          input_locations=args.input or None, variables=variables or None)
+                          input_locations=args.input or None, variables=variables or None,
+                          allow_unaligned=args.allow_unaligned)
     except SpecValidationError as exc:
         lines = [f"error: {p}" for p in exc.problems]
         lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
@@ -73,7 +75,8 @@ def cmd_pool(args: argparse.Namespace) -> int:
     from .core.plan import build_plan
 
     try:
-        per_task = build_plan(args.spec).peak_slots if args.spec else 1
+        # sizing reads the slots only: an unaligned replace is refused where it is planned to run, not here
+        per_task = build_plan(args.spec, allow_unaligned=True).peak_slots if args.spec else 1
     except SpecValidationError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -178,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--input", action="append", help="input location to inject (repeatable)")
     v.add_argument("--datasource")
     v.add_argument("--var", action="append", help="K=V for Jinja text templates (repeatable)")
+    v.add_argument("--allow-unaligned", action="store_true",
+                   help="accept a replace whose intervals are not on segmentGranularity buckets (data outside the "
+                        "intervals in those buckets is lost): a warning instead of an error")
     v.set_defaults(func=cmd_validate)
     p = command("pool", "size an Airflow or Dagster pool from Druid's task slots (never one the cluster cannot "
                         "serve)")

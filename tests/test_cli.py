@@ -126,3 +126,31 @@ def test_validate_json_and_python_dash_m(capsys) -> None:
     proc = subprocess.run([sys.executable, "-m", "airflow_provider_druid_ingest", "validate", SPEC, "--json"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True
+
+
+BERLIN_DST_DAY = "2026-10-24T22:00:00Z/2026-10-25T23:00:00Z"
+
+
+def _day_segments_spec(tmp_path: Path) -> str:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["dataSchema"]["granularitySpec"]["segmentGranularity"] = "DAY"
+    path = tmp_path / "day.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+def test_validate_refuses_an_unaligned_replace_and_names_the_opt_in(tmp_path: Path, capsys) -> None:
+    assert main(["validate", SPEC, "--interval", BERLIN_DST_DAY]) == 0  # HOUR segments divide the Berlin day
+    capsys.readouterr()
+    assert main(["validate", _day_segments_spec(tmp_path), "--interval", BERLIN_DST_DAY]) == 1
+    out = capsys.readouterr().out
+    assert "error: spec.dataSchema.granularitySpec.intervals[0]: is not aligned to segmentGranularity" in out
+    assert "2026-10-24/2026-10-25 and 2026-10-25/2026-10-26" in out and "23 hours" in out
+    assert "--allow-unaligned" in out
+
+
+def test_validate_allow_unaligned_warns_and_exits_zero(tmp_path: Path, capsys) -> None:
+    args = ["validate", _day_segments_spec(tmp_path), "--interval", BERLIN_DST_DAY, "--allow-unaligned", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and any("not aligned" in w and "23 hours" in w for w in data["warnings"])

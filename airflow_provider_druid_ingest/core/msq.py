@@ -9,7 +9,8 @@ task id: the same ensure/adopt logic as native specs applies (druid-contract §m
 
 Pre-flight refuses a ``REPLACE`` that is not bounded to the run's interval: ``OVERWRITE WHERE __time >= TIMESTAMP
 '<start>' AND __time < TIMESTAMP '<end>'`` must name exactly that interval; ``OVERWRITE ALL`` only with
-``allow_overwrite_all=True``. ``INSERT`` appends and is allowed with a warning.
+``allow_overwrite_all=True``; the window must start and end on ``PARTITIONED BY`` buckets (Druid refuses it
+otherwise: ``msq_partitions``). ``INSERT`` appends and is allowed with a warning.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from .errors import DruidProtocolError, DuplicateTaskIdError, SpecProblem, SpecValidationError
 from .http import Request, Response, raise_for_status
 from .ids import base_task_id, canonical_json, invalid_task_id_reason
+from .msq_partitions import partitioned_by_problem
 from .spec.render import render_sql
 
 __all__ = [
@@ -190,6 +192,11 @@ def check_statement(
     if mode == "REPLACE":
         problems.extend(SpecProblem("sql.OVERWRITE", p) for p in
                         _overwrite_problems(text, start, end, interval, allow_overwrite_all))
+        clause = _OVERWRITE.search(text)
+        if clause is not None and clause.group("what").upper() == "WHERE":
+            unaligned, note = partitioned_by_problem(text, start, end)
+            problems.extend([unaligned] if unaligned else [])
+            warnings.extend([note] if note else [])
     else:
         warnings.append(f"INSERT appends to {table!r}: re-running the same statement adopts its task, but a changed "
                         f"statement adds the rows again; use REPLACE ... OVERWRITE WHERE for the interval {interval}")

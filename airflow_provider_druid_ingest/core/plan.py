@@ -12,8 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import SpecValidationError
 from .ids import base_task_id, canonical_json
 from .spec import find_warnings, render_spec, spec_facts, validate_spec
+from .spec.alignment import alignment_findings
 from .spec.facts import IngestionMode
 from .spec.render import TemplateSource
 
@@ -61,14 +63,21 @@ def build_plan(
     variables: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
     id_prefix: str = "ingest",
+    allow_unaligned: bool = False,
 ) -> IngestionPlan:
     """Render ``template`` with the per-run values, validate it (SpecValidationError listing every problem, with
     its JSON path, before any HTTP) and derive the plan. JSON text, a ``.json`` path and Jinja text are all read
-    by the one loader (``spec.render.load_template``)."""
+    by the one loader (``spec.render.load_template``).
+
+    A replace whose intervals are not on ``segmentGranularity`` bucket boundaries is refused (it would overwrite
+    the rest of each bucket it touches: ``spec.alignment``); ``allow_unaligned=True`` makes that a warning."""
     spec = render_spec(
         template, datasource=datasource, intervals=intervals, input_locations=input_locations, variables=variables
     )
     validate_spec(spec)
+    unaligned, notes = alignment_findings(spec)
+    if unaligned and not allow_unaligned:
+        raise SpecValidationError(unaligned)
     facts = spec_facts(spec)
     ds = facts.datasource or ""
     return IngestionPlan(
@@ -78,5 +87,5 @@ def build_plan(
         mode=facts.ingestion_mode,
         peak_slots=facts.task_slots,
         base_task_id=base_task_id(spec, ds, list(facts.intervals), idempotency_key or None, id_prefix),
-        warnings=tuple(str(w) for w in find_warnings(spec)),
+        warnings=tuple(str(w) for w in [*find_warnings(spec), *unaligned, *notes]),
     )

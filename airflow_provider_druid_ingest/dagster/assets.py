@@ -50,7 +50,7 @@ class DruidDailyAsset:
 
     def plan_for(self, partition_key: str, idempotency_key: str | None = None) -> IngestionPlan:
         """The plan a materialization of ``partition_key`` submits (no HTTP): its task id, spec, slots."""
-        return self.template.plan(PartitionWindow.of_day(partition_key), idempotency_key)
+        return self.template.plan_day(partition_key, idempotency_key)
 
 
 def _materialize(context: dg.AssetExecutionContext, config: DruidRunConfig, druid: DruidResource,
@@ -101,6 +101,8 @@ def druid_daily_asset(
     group_name: str | None = None,
     deps: Iterable[Any] | None = None,
     description: str | None = None,
+    timezone: str = "UTC",
+    allow_unaligned: bool = False,
 ) -> DruidDailyAsset:
     """A daily (UTC) partitioned asset ingesting ``spec`` into Druid, one partition per Druid interval.
 
@@ -118,11 +120,14 @@ def druid_daily_asset(
     :param shutdown_on_terminate: shut the Druid task down when the run is terminated (default True)
     :param shutdown_on_timeout: shut it down after ``task_timeout`` (default True; False: a retry adopts it)
     :param retry_policy: a step retry adopts a running/succeeded task, or submits ``_r<n>`` after a FAILED one
+    :param timezone: the partitions' days (default UTC). A local day is not a UTC DAY bucket: use HOUR segments
+        or a period granularity in that zone, or the definitions fail to load (README "Non-UTC schedules")
+    :param allow_unaligned: accept a replace whose partition windows are not on segmentGranularity buckets
+        (the rest of each bucket is overwritten: data loss) as a warning instead of refusing it
     """
-    partitions_def = daily_partitions(start_date, end_date, end_offset)
-    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key)
-    first = PartitionWindow.of_day(partitions_def.start.strftime("%Y-%m-%d"))
-    plan = template.plan(first)  # a malformed spec fails here, when the code location loads
+    partitions_def = daily_partitions(start_date, end_date, end_offset, timezone)
+    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned)
+    plan = template.check_at_load(partitions_def.start.strftime("%Y-%m-%d"))  # a bad spec fails at load
     options = WaitOptions(task_timeout, handoff_timeout, on_never, allow_empty, shutdown_on_terminate,
                           shutdown_on_timeout)
 
@@ -136,7 +141,7 @@ def druid_daily_asset(
         retry_policy=retry_policy,
         group_name=group_name,
         deps=deps,
-        description=description or f"Druid datasource {plan.datasource!r}, one UTC day per partition "
+        description=description or f"Druid datasource {plan.datasource!r}, one {timezone} day per partition "
                                    f"({plan.mode}); check '{CHECK_NAME}' says when it is queryable.",
         metadata={"druid/datasource": plan.datasource, "druid/peak_slots": plan.peak_slots,
                   "druid/mode": plan.mode},

@@ -46,6 +46,10 @@ class DruidSpecOperator(BaseOperator):
         key (e.g. ``"fix-2026-11-29"``) to force re-ingestion of an interval whose spec did not change.
     :param druid_conn_id: the ``druid_cluster`` connection
     :param retry: a core ``RetryPolicy`` for each HTTP call (default: the core's)
+    :param allow_unaligned: accept a replace whose intervals do not start and end on ``segmentGranularity``
+        bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
+        stored hours outside the run's interval are lost. Refused by default (README "Non-UTC schedules");
+        with it the loss is logged as a warning.
     """
 
     template_fields: Sequence[str] = ("spec", "datasource", "intervals", "input_locations", "idempotency_key")
@@ -64,9 +68,11 @@ class DruidSpecOperator(BaseOperator):
         idempotency_key: str | None = None,
         druid_conn_id: str = DruidHook.default_conn_name,
         retry: RetryPolicy | None = None,
+        allow_unaligned: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.allow_unaligned = allow_unaligned
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -130,6 +136,7 @@ class DruidSpecOperator(BaseOperator):
                 intervals=as_list(self.intervals) or run_intervals(context),
                 input_locations=as_list(self.input_locations),
                 idempotency_key=self.idempotency_key or None,
+                allow_unaligned=self.allow_unaligned,
             )
         except SpecValidationError as exc:
             raise AirflowFailException(str(exc)) from None

@@ -134,3 +134,38 @@ def test_an_empty_input_fails_with_druids_message_unless_allowed(druid_conn, con
     holiday = DruidIngestOperator(task_id="i", spec=_range_spec(), deferrable=False, allow_empty=True, **FAST)
     assert holiday.execute({**context, "ti": FakeTI()}) == context["ti"].xcom["druid_task_id"]  # adopted, accepted
     assert len(posts(druid_conn)) == 1
+
+
+# ---- a non-UTC timetable: the run's interval is not on segmentGranularity buckets ----------------------------
+
+
+def _berlin_context(day: int) -> dict:
+    import pendulum
+
+    start = pendulum.datetime(2026, 10, day, tz="Europe/Berlin")
+    return {"ti": FakeTI(), "data_interval_start": start, "data_interval_end": start.add(days=1)}
+
+
+def test_berlin_daily_run_with_day_segments_fails_before_any_http(druid_conn):
+    op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST)
+    with pytest.raises(AirflowFailException) as info:
+        op.execute(_berlin_context(25))  # the DST day: 2026-10-24T22:00Z/2026-10-25T23:00Z
+    text = str(info.value)
+    assert "granularitySpec.intervals[0]" in text and "2026-10-24/2026-10-25 and 2026-10-25/2026-10-26" in text
+    assert "23 hours" in text and "allow_unaligned=True" in text
+    assert druid_conn.requests == []  # not one request: not even the capacity check
+
+
+def test_berlin_daily_run_with_hour_segments_ingests(druid_conn):
+    op = DruidIngestOperator(task_id="i", spec=spec(segment_granularity="HOUR"), deferrable=False, **FAST)
+    assert op.execute(_berlin_context(25))
+    [post] = posts(druid_conn)
+    assert post.json["spec"]["dataSchema"]["granularitySpec"]["intervals"] == [
+        "2026-10-24T22:00:00Z/2026-10-25T23:00:00Z"]
+
+
+def test_allow_unaligned_submits_and_keeps_the_loss_in_the_plans_warnings(druid_conn):
+    op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, allow_unaligned=True, **FAST)
+    assert any("not aligned" in w and "24 hours" in w for w in op.plan(_berlin_context(24)).warnings)
+    op.execute(_berlin_context(24))
+    assert len(posts(druid_conn)) == 1
