@@ -216,9 +216,11 @@ def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
 
 
 def tasks(
-    state: str = "complete", datasource: str | None = None, limit: int | None = None, task_type: str | None = None
+    state: str | None = "complete", datasource: str | None = None, limit: int | None = None,
+    task_type: str | None = None,
 ) -> Request:
-    params: list[tuple[str, str]] = [("state", state)]
+    """``GET /tasks``; ``state=None`` lists active and complete tasks in one answer."""
+    params: list[tuple[str, str]] = [("state", state)] if state else []
     if datasource:
         params.append(("datasource", datasource))
     if task_type:

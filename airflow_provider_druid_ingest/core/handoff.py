@@ -17,37 +17,45 @@ version from ``activeLocks`` or, without STATE WRITE, the ``queueInsertionTime``
 after the lock is granted. Then in each chunk this task's version is the newest one in ``[floor, ceiling]``
 (earlier holders published before it locked) and anything above the ceiling is a later ingestion.
 
-**The rule, per time chunk of the task's intervals (replace tasks).** Take the newest *used* version at or above
-the floor (the metadata store is read directly: ``POST /metadata/datasources/{ds}/segments?full``, fresh and
-interval-scoped). All of its segments, tombstones included, must be in the served inventory
-(``GET /datasources/{ds}/intervals/{span}?full``) and the Broker's timeline must route to exactly that version
-(``GET /druid/v2/datasources/{ds}/candidates``): Historicals announce to the Coordinator and to the Broker
-separately, and until the Broker has the new version queries read the old one. That version is what queries
-will read, whoever wrote it, so the gate is right about "queryable" even without a ceiling. The ceiling only
-decides the label: ``superseded`` (naming the later version) when the newest is above it, ``loaded`` otherwise.
-Without a ceiling a chunk holding several versions >= the floor is ``loaded`` with a detail that says the task's
-own version was not observed: conservative (it waits for the newest), never early.
+**The rule, on Druid's timeline (``timeline.py``).** The metadata store is read directly (``POST
+/metadata/datasources/{ds}/segments?full``, fresh and interval-scoped) and turned into the *visible pieces* of the
+task's intervals: where the newest complete version wins, clipped (a later one-hour replace inside our DAY leaves
+our DAY visible as two pieces; a compaction to MONTH hides our DAY entirely). Pieces below the floor are older data
+this task did not write; the others must be served: every segment of the set holding each piece, tombstones
+included, in the served inventory (``GET /datasources/{ds}/intervals/{span}``), and the Broker's ``/candidates``
+(themselves clipped visible pieces) must cover each piece with its version and partitions and list **no other
+version overlapping it** (old HOUR segments under our DAY tombstone mean the Broker still reads old rows).
+Historicals announce to the Coordinator and the Broker separately, so both are needed. The ceiling decides the
+label: ``superseded`` when every piece is above it (nothing of ours stays visible), ``loaded`` otherwise. Without a
+ceiling, a piece where several versions >= the floor overlap is required anyway with a detail that says the task's
+own version was not observed: conservative (it waits for the newest), never early. A segment of ours that a newer
+version overshadows is simply not required: Druid never loads it, and it is never "never".
 
-**Append tasks** reuse the chunk's existing version, so for them every used segment of each chunk's newest
-version must be served.
+**Empty.** A replace whose own version published only tombstones, or whose report counted 0 rows, ends
+``nothing`` (``DruidEmptyIngestionError`` unless ``allow_empty``) once the tombstones are served and the Broker
+reads nothing there: the interval's data is gone.
+
+**Append tasks** reuse the chunk's existing version, so for them every visible piece must be served.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .models import HandoffResult, HandoffTarget, Segment
 from .spec.intervals import parse_instant
+from .timeline import Piece, version_key, visible
 
 __all__ = [
     "ChunkOwner",
     "ChunkTarget",
+    "GatePlan",
     "broker_lag",
     "chunk_targets",
+    "empty_publish",
     "evaluate",
+    "plan_gate",
     "required_segments",
     "span_of",
     "version_key",
@@ -58,64 +66,100 @@ __all__ = [
 ChunkOwner = Literal["own", "later", "unknown"]
 
 
-def version_key(version: str) -> tuple[int, datetime | str]:
-    """Versions compare as instants (they are the lock's time); a version that is not one sorts as text."""
-    try:
-        return (0, parse_instant(version))
-    except ValueError:  # not a timestamp: fall back to string order
-        return (1, version)
-
-
 @dataclass(frozen=True)
 class ChunkTarget:
-    """What must be served in one time chunk: every segment of ``version`` there."""
+    """One visible piece of the task's intervals that must be served: every segment of the set holding it."""
 
     interval: str
     version: str
     owner: ChunkOwner
     segments: tuple[Segment, ...]
 
+    @property
+    def tombstone_only(self) -> bool:
+        return all(s.is_tombstone for s in self.segments)
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """What one metadata read fixes: the pieces to serve, and whether this task's publish was empty."""
+
+    chunks: list[ChunkTarget] = field(default_factory=list)
+    empty: bool = False
+
+
+def _own_range(target: HandoffTarget, version: str) -> bool:
+    key = version_key(version)
+    if key < version_key(target.min_version):
+        return False
+    return target.version_ceiling is None or key <= version_key(target.version_ceiling)
+
 
 def chunk_targets(target: HandoffTarget, used: list[Segment]) -> list[ChunkTarget]:
-    """Per time chunk holding a relevant version, the newest one and whose it is (see the module docstring)."""
-    by_chunk: dict[str, list[Segment]] = defaultdict(list)
-    for segment in used:
-        by_chunk[segment.interval].append(segment)
+    """The visible pieces of the target's intervals that matter, and whose they are (see the module docstring)."""
     floor = version_key(target.min_version)
     ceiling = version_key(target.version_ceiling) if target.version_ceiling else None
+    newer = [s for s in used if version_key(s.version) >= floor]
     chunks = []
-    for interval, segments in by_chunk.items():
-        versions = sorted({s.version for s in segments}, key=version_key)
-        owner: ChunkOwner = "own"
-        if not target.append:
-            versions = [v for v in versions if version_key(v) >= floor]
-            if not versions:
-                continue
-            if ceiling is not None:
-                owner = "later" if version_key(versions[-1]) > ceiling else "own"
-            elif len(versions) > 1:
-                owner = "unknown"
-        newest = versions[-1]
-        chunks.append(
-            ChunkTarget(interval, newest, owner, tuple(s for s in segments if s.version == newest))
-        )
-    return sorted(chunks, key=lambda c: parse_instant(c.interval.split("/")[0]))
+    for piece in visible(used, list(target.intervals)):
+        chunks.append(ChunkTarget(piece.interval, piece.version, _owner(target, piece, newer, floor, ceiling),
+                                  piece.segments))
+    return [c for c in chunks if target.append or version_key(c.version) >= floor]
+
+
+def _owner(target: HandoffTarget, piece: Piece, newer: list[Segment], floor: Any, ceiling: Any) -> ChunkOwner:
+    key = version_key(piece.version)
+    if target.append or key < floor:
+        return "own"
+    if ceiling is not None:
+        return "later" if key > ceiling else "own"
+    versions = {s.version for s in newer if piece.overlaps(s.interval)}
+    return "unknown" if len(versions) > 1 else "own"
+
+
+def empty_publish(target: HandoffTarget, used: list[Segment]) -> bool:
+    """This replace wrote no rows: the report counted none, or its own version holds only tombstones."""
+    if target.rows_processed == 0:
+        return True
+    if target.append:
+        return False
+    own = [s for s in used if _own_range(target, s.version)]
+    return bool(own) and all(s.is_tombstone for s in own)
+
+
+def plan_gate(target: HandoffTarget, used: list[Segment]) -> GatePlan:
+    return GatePlan(chunk_targets(target, used), empty_publish(target, used))
 
 
 def required_segments(chunks: list[ChunkTarget]) -> list[Segment]:
-    return [s for chunk in chunks for s in chunk.segments]
+    """Every segment of every set holding a required piece, once each."""
+    seen: dict[str, Segment] = {}
+    for chunk in chunks:
+        for s in chunk.segments:
+            seen.setdefault(s.segment_id or f"{s.interval}_{s.version}_{s.partition_num}", s)
+    return list(seen.values())
 
 
-def broker_lag(required: list[Segment], candidates: list[Segment]) -> tuple[int, int]:
-    """(required data segments the Broker does not query yet, chunks where it still sees another version).
+def broker_lag(chunks: list[ChunkTarget], candidates: list[Segment]) -> tuple[int, int]:
+    """(data segments the Broker does not query yet, pieces where it still reads another version).
 
-    The Broker never lists tombstones, so a chunk that was emptied must simply show no other version.
+    Candidates are the Broker's clipped visible pieces, so they are matched by overlap: each piece needs one
+    candidate of its version per data partition, and none of another version (a tombstone piece needs none at
+    all: the Broker never lists tombstones).
     """
-    wanted_version = {s.interval: s.version for s in required}
-    wanted = {(s.interval, s.partition_num) for s in required if not s.is_tombstone}
-    present = {(c.interval, c.partition_num) for c in candidates if wanted_version.get(c.interval) == c.version}
-    stale = {c.interval for c in candidates if c.interval in wanted_version and c.version != wanted_version[c.interval]}
-    return len(wanted - present), len(stale)
+    unseen = stale = 0
+    for chunk in chunks:
+        over = [c for c in candidates if _overlap(c.interval, chunk.interval)]
+        have = {c.partition_num for c in over if c.version == chunk.version}
+        unseen += sum(1 for s in chunk.segments if not s.is_tombstone and s.partition_num not in have)
+        stale += any(c.version != chunk.version for c in over)
+    return unseen, stale
+
+
+def _overlap(a: str, b: str) -> bool:
+    a0, a1 = (parse_instant(x) for x in a.split("/"))
+    b0, b1 = (parse_instant(x) for x in b.split("/"))
+    return a0 < b1 and b0 < a1
 
 
 def span_of(segments: list[Segment]) -> str:
@@ -149,8 +193,12 @@ def evaluate(
     chunks: list[ChunkTarget],
     served: set[str],
     never: set[str] | None = None,
+    empty: bool = False,
 ) -> HandoffResult:
-    """The verdict for one look at metadata + inventory (the Broker is consulted after a ``loaded``)."""
+    """The verdict for one look at metadata + inventory (the Broker is consulted after a ``loaded``).
+
+    ``empty`` (``empty_publish``): once served, the verdict is ``nothing``, not ``loaded``.
+    """
     never = never or set()
     required = required_segments(chunks)
     if not required:
@@ -187,6 +235,11 @@ def evaluate(
         head = note if state == "superseded" else f"{len(missing)} of {len(required)} segment(s) not served yet"
         tail = f": {len(missing)} of {len(required)} segment(s) not served yet" if state == "superseded" else suffix
         return HandoffResult("pending", detail=head + tail, **kw)
+    if empty:
+        said = f'; Druid said: "{target.task_message}"' if target.task_message else ""
+        what = "its report counts 0 rows" if target.rows_processed == 0 else "it published only tombstones"
+        return HandoffResult("nothing", detail=f"an empty replace ({what}): the interval's data is gone, "
+                             f"its {len(required)} segment(s) (tombstones) are served{said}", **kw)
     if state == "superseded":
         return HandoffResult(state, detail=f"{note}; its {len(required)} segment(s) are served", **kw)
     shown = ", ".join(own_versions) if own_versions else str(superseded_by)

@@ -143,6 +143,9 @@ class Segment:
     partition_num: int
     is_tombstone: bool = False
     size: int = 0
+    #: the shard spec's core partition count (``partitions`` / ``numCorePartitions``): the partitions 0..n-1 that
+    #: must all be present before Druid's timeline shows this version (0: any set is complete; see ``timeline.py``)
+    core_partitions: int = 0
 
     @classmethod
     def from_druid(cls, data: dict[str, Any]) -> Segment:
@@ -158,6 +161,8 @@ class Segment:
             partition_num=as_int(shard.get("partitionNum")) or 0,
             is_tombstone=tomb,
             size=as_int(data.get("size")) or 0,
+            core_partitions=0 if tomb else max(0, as_int(shard.get("partitions"))
+                                               or as_int(shard.get("numCorePartitions")) or 0),
         )
 
 
@@ -191,6 +196,8 @@ class HandoffTarget:
     version_ceiling: str | None = None
     #: the ``errorMsg`` Druid put on the SUCCESS status (e.g. "No valid rows for range partitioning..."), if any
     task_message: str | None = None
+    #: rows the report says went into segments (processed + processedWithError); None without a report's row stats
+    rows_processed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -210,7 +217,8 @@ class HandoffResult:
     ``state``: ``loaded`` (all of this task's segments are served), ``pending``, ``never`` (load rules give
     some of them zero replicas), ``nothing`` (the task published no segments), ``superseded`` (a later
     ingestion replaced them, and *its* segments are served: that is what queries read). ``superseded_by``
-    names that later version.
+    names that later version, ``superseded_by_task`` the task that wrote it. ``nothing`` also covers a publish
+    of tombstones only (an empty replace: the interval's data is gone), once the Broker reads nothing there.
     """
 
     state: str
@@ -221,6 +229,8 @@ class HandoffResult:
     version: str | None = None
     detail: str = ""
     superseded_by: str | None = None
+    #: the task that wrote ``superseded_by`` (a later replace, or a ``compact`` task), when the task list tells
+    superseded_by_task: str | None = None
 
     @property
     def done(self) -> bool:

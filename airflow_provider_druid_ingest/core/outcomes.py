@@ -175,6 +175,14 @@ class HandoffOutcome:
         raise self.error()
 
     def empty_error(self) -> DruidEmptyIngestionError:
+        if self.result is not None and self.result.expected > 0:  # tombstones: the old data is gone
+            return DruidEmptyIngestionError(
+                f"Druid task {self.task_id} succeeded but wrote no rows ({self.message}). Its tombstones replaced "
+                "the interval: queries now read nothing there. Check that the input for this interval exists and "
+                "holds rows with valid timestamps (the input locations, timestampSpec column and format, filters). "
+                "To accept empty intervals pass allow_empty=True; to restore the data, fix the input and run again "
+                "with a new idempotency_key."
+            )
         return DruidEmptyIngestionError(
             f"Druid task {self.task_id} succeeded but published no segments ({self.message}). Nothing was replaced: "
             "queries still read what the interval held before. Check that the input for this interval exists and "

@@ -16,7 +16,7 @@ from .errors import UnknownTaskError
 from .exchange import Operation, Progress, Sleep
 from .history import HANDOFF_LATENCIES, task_history
 from .models import HandoffResult, HandoffTarget, TaskStatus
-from .operations import gate_chunks, gate_look, handoff_target, lock_ceiling, observe_task, report_summary, target_for
+from .operations import gate_chunks, gate_step, handoff_target, lock_ceiling, observe_task, report_summary, target_for
 from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from .reports import ReportSummary
 from .retry import PollSchedule
@@ -32,7 +32,8 @@ __all__ = [
 #: progress logging at most every few minutes, plus the final report
 DEFAULT_REPORT_EVERY = 300.0
 Clock = Callable[[], float]
-#: handoff looks between two reads of the metadata store (a later replace changes what must be served)
+#: handoff looks between two reads of the metadata store (a later replace or a compaction changes what must be
+#: served). Correctness does not rest on it: a look that asks handoffComplete reads the metadata first.
 REREAD_EVERY = 5
 #: seconds between two "will this segment ever load?" questions (handoffComplete) while segments are missing
 NEVER_PROBE_EVERY = 60.0
@@ -155,7 +156,9 @@ def watch_handoff(
     The metadata store is read once, then every ``REREAD_EVERY`` looks (a later replace changes what must be
     served); between those a look is the ids-only served listing (and the Broker once served). Whether a missing
     segment will never load is first asked at the second pending look (right after publishing nothing is loaded
-    yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds.
+    yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds; each such
+    look re-reads the metadata first (a segment a newer version overshadows is not required, never "never") and
+    keeps that fresh plan.
     ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). Yields each
     pending HandoffResult as progress.
     """
@@ -165,10 +168,11 @@ def watch_handoff(
         yield Sleep(min(first_look, max(0.0, deadline - clock())))
     probed_at: float | None = None
     pending_looks = 0
-    chunks = yield from gate_chunks(target)
+    plan = yield from gate_chunks(target)
     while True:
         probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
-        result: HandoffResult = yield from gate_look(target, chunks, probe_never=probe)
+        result: HandoffResult
+        result, plan = yield from gate_step(target, plan, probe_never=probe)
         if probe and result.missing:
             probed_at = clock()
         pending_looks += 1
@@ -181,7 +185,7 @@ def watch_handoff(
         polls += 1
         yield Sleep(min(schedule.delay(polls), remaining))
         if polls % REREAD_EVERY == 0:
-            chunks = yield from gate_chunks(target)
+            plan = yield from gate_chunks(target)
 
 
 def watch_ingestion(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,10 +14,12 @@ __all__ = [
     "DEFAULT_TIER",
     "HISTORICAL",
     "FakeSegment",
+    "complete_groups",
     "is_replicated_load_rule",
     "matching_rule",
     "overshadowed_ids",
     "rule_replicas",
+    "visible_pieces",
 ]
 
 # One "historical" serves everything; its name is what `servers` lists show (druid-contract §handoff listings).
@@ -105,19 +108,40 @@ class FakeSegment:
         }
 
 
+def complete_groups(segments: list[FakeSegment]) -> dict[tuple[tuple[int, int], str], list[FakeSegment]]:
+    """(interval, version) -> its segments, only for complete partition sets.
+
+    Druid's PartitionHolder: a set counts once its core partitions 0..n-1 are all there (NumberedPartitionChunk:
+    with n = 0 every chunk is both start and end, so any set is complete); a tombstone is a set of its own.
+    """
+    groups: dict[tuple[tuple[int, int], str], list[FakeSegment]] = {}
+    for seg in segments:
+        groups.setdefault((seg.interval, seg.version), []).append(seg)
+    out = {}
+    for key, segs in groups.items():
+        core = max(s.core_partitions for s in segs)
+        have = {s.partition_num for s in segs}
+        if any(s.is_tombstone for s in segs) or core <= 0 or all(p in have for p in range(core)):
+            out[key] = segs
+    return out
+
+
 def overshadowed_ids(segments: list[FakeSegment], by: list[FakeSegment] | None = None) -> set[str]:
     """Identifiers of ``segments`` (one datasource) overshadowed by ``by`` (default: by ``segments``).
 
-    VersionedIntervalTimeline semantics, simplified: a segment is overshadowed when higher versions
-    together cover its whole interval (partition completeness is not modelled).
+    VersionedIntervalTimeline: a segment is overshadowed when complete partition sets of higher versions
+    together cover its whole interval (a finer newer set clips it only in part: still visible elsewhere; a
+    coarser newer set covers it entirely).
     """
     by = segments if by is None else by
     if not by or not segments:
         return set()
     top: dict[tuple[int, int], str] = {}
-    for seg in by:
-        if seg.version > top.get(seg.interval, ""):
-            top[seg.interval] = seg.version
+    for interval, version in complete_groups(by):
+        if version > top.get(interval, ""):
+            top[interval] = version
+    if not top:
+        return set()
     ivs = sorted(top)
     starts = [iv[0] for iv in ivs]
     max_len = max(end - start for start, end in ivs)
@@ -128,6 +152,32 @@ def overshadowed_ids(segments: list[FakeSegment], by: list[FakeSegment] | None =
         pieces = [iv for iv in ivs[lo:hi] if top[iv] > seg.version and overlaps(iv, seg.interval)]
         if pieces and covered(seg.interval, pieces):
             out.add(seg.identifier)
+    return out
+
+
+def visible_pieces(segments: list[FakeSegment], within: tuple[int, int]) -> list[tuple[tuple[int, int],
+                                                                                   list[FakeSegment]]]:
+    """What a query over ``within`` reads: (clipped interval, the complete set holding it), in time order.
+
+    At every instant the highest version among the complete sets covering it wins (on a tie the longer
+    interval: Druid's answer there depends on the order segments were added). Adjacent instants won by one
+    set merge into one piece; tombstone sets are included (callers drop them as query targets).
+    """
+    groups = complete_groups([s for s in segments if overlaps(s.interval, within)])
+    cuts = sorted({within[0], within[1]} | {t for iv, _ in groups for t in iv if within[0] < t < within[1]})
+    out: list[tuple[tuple[int, int], list[FakeSegment]]] = []
+    last_key: tuple[tuple[int, int], str] | None = None
+    for a, b in itertools.pairwise(cuts):
+        over = [key for key in groups if key[0][0] <= a and b <= key[0][1]]
+        if not over:
+            last_key = None
+            continue
+        key = max(over, key=lambda k: (k[1], k[0][1] - k[0][0]))
+        if key == last_key:
+            out[-1] = ((out[-1][0][0], b), out[-1][1])
+        else:
+            out.append(((a, b), groups[key]))
+        last_key = key
     return out
 
 

@@ -21,6 +21,7 @@ from .fake_segments import (
     matching_rule,
     overshadowed_ids,
     rule_replicas,
+    visible_pieces,
 )
 from .fake_tasks import FakeTask, ParsedTask, TaskPlan
 from .fake_time import bucket_of, format_instant, now_iso, overlaps
@@ -363,6 +364,8 @@ class ClusterState:
             # segment-granularity bucket containing the task's creation time.
             bucket_list = [bucket_of(int(task.created_at * 1000), parsed.segment_granularity)]
         used = self.used(task.datasource)
+        if parsed.type == "compact":
+            return self._publish_compaction(task, bucket_list, used, t)
         out: list[FakeSegment] = []
         shard = parsed.partitions_type if parsed.partitions_type in ("range", "hashed") else "numbered"
         for bucket in bucket_list:
@@ -385,6 +388,19 @@ class ClusterState:
                     partition = max(s.partition_num for s in same) + 1
                     core = max(s.core_partitions for s in same)
             out.append(self._segment(task, bucket, version, partition, core, shard, rows, t))
+        self.segments.extend(out)
+        self._touch()
+        return out
+
+    def _publish_compaction(self, task: FakeTask, bucket_list: list[tuple[int, int]], used: list[FakeSegment],
+                            t: float) -> list[FakeSegment]:
+        """CompactionTask: what queries read in each new bucket, rewritten as one segment of a new version
+        (which overshadows the finer input entirely); a bucket holding no data gets nothing."""
+        out: list[FakeSegment] = []
+        for bucket in bucket_list:
+            rows = sum(s.num_rows for _, group in visible_pieces(used, bucket) for s in group if not s.is_tombstone)
+            if rows > 0:
+                out.append(self._segment(task, bucket, task.version, 0, 1, "numbered", rows, t))
         self.segments.extend(out)
         self._touch()
         return out

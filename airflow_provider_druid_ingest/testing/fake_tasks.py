@@ -28,6 +28,7 @@ TASK_CLASSES = {
     "index_parallel": f"{_PKG}.batch.parallel.ParallelIndexSupervisorTask",
     "index": f"{_PKG}.IndexTask",
     "noop": f"{_PKG}.NoopTask",
+    "compact": f"{_PKG}.CompactionTask",
 }
 # The "known type ids" of Task on a Druid 33 Coordinator-as-Overlord without streaming/MSQ extensions
 # (RECORDED.md §1, unknown task type).
@@ -202,6 +203,8 @@ def parse_task(payload: Any) -> ParsedTask:
     if ttype == "noop":
         return ParsedTask(type=ttype, id=task_id, group_id=group_id,
                           datasource=payload.get("dataSource") or "none", context=context)
+    if ttype == "compact":
+        return _parse_compact(payload, task_id, group_id, context, cls)
     spec = payload.get("spec")
     if not isinstance(spec, dict):
         raise _problem(cls, "ingestionSchema")
@@ -236,6 +239,26 @@ def parse_task(payload: Any) -> ParsedTask:
         raise _problem(cls, "GranularitySpec's intervals cannot be empty when using replace.")
     if perfect and parsed.append:
         raise _problem(cls, "Perfect rollup cannot be guaranteed when appending to existing dataSources")
+    return parsed
+
+
+def _parse_compact(payload: dict[str, Any], task_id: Any, group_id: Any, context: dict[str, Any],
+                   cls: str) -> ParsedTask:
+    """A compaction task (CompactionTask): ``ioConfig.inputSpec.interval`` rewritten at
+    ``granularitySpec.segmentGranularity`` (default: keep the input's, modelled as DAY), a new version, one segment
+    per new bucket that holds data (``ClusterState._publish``)."""
+    datasource = payload.get("dataSource")
+    try:
+        validate_id("dataSource", datasource)
+    except InvalidInputError as exc:
+        raise _problem(cls, str(exc)) from None
+    io_config = payload.get("ioConfig") or {}
+    spec_in = io_config.get("inputSpec") if isinstance(io_config, dict) else None
+    if not isinstance(spec_in, dict) or not spec_in.get("interval"):
+        raise _problem(cls, "ioConfig")
+    parsed = ParsedTask(type="compact", id=task_id, group_id=group_id, datasource=datasource, context=context)
+    _parse_granularity(parsed, {**(payload.get("granularitySpec") or {}), "intervals": [spec_in["interval"]]})
+    parsed.drop_existing = True
     return parsed
 
 

@@ -36,7 +36,7 @@ def _gate(target: HandoffTarget, used: list[Segment], served: set[str], candidat
         result.to_dict()
         if required:
             span_of(required)
-            broker_lag(required, candidates)
+            broker_lag(chunks, candidates)
 
     guarded(run)
 
