@@ -8,6 +8,7 @@ Airflow task adopts the running or succeeded Druid task instead of submitting a 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,9 @@ class DruidSpecOperator(BaseOperator):
         key (e.g. ``"fix-2026-11-29"``) to force re-ingestion of an interval whose spec did not change.
     :param druid_conn_id: the ``druid_cluster`` connection
     :param retry: a core ``RetryPolicy`` for each HTTP call (default: the core's)
+    :param allow_empty: an empty interval is intended (a holiday). By default a ``dropExisting`` replace first
+        probes its input through Druid's sampler (one POST before the submit) and fails, submitting nothing, when
+        it reads no row: Druid would replace the interval's data with tombstones. True: no probe.
     """
 
     template_fields: Sequence[str] = ("spec", "datasource", "intervals", "input_locations", "idempotency_key")
@@ -64,9 +68,11 @@ class DruidSpecOperator(BaseOperator):
         idempotency_key: str | None = None,
         druid_conn_id: str = DruidHook.default_conn_name,
         retry: RetryPolicy | None = None,
+        allow_empty: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.allow_empty = allow_empty
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -160,8 +166,11 @@ class DruidSpecOperator(BaseOperator):
 
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
-        outcome = client.ensure_submitted(plan)
+        outcome = client.ensure_submitted(plan, allow_empty=self.allow_empty)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
+        if outcome.input_probe is not None:
+            level = logging.INFO if outcome.input_probe.startswith("input probe: the") else logging.WARNING
+            self.log.log(level, "%s", outcome.input_probe)
         url = client.config.console_task_url(outcome.task_id)
         if outcome.action == "submitted":
             self.log.info("Submitted Druid task %s (attempt %d): %s. Console: %s",
