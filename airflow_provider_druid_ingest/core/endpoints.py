@@ -336,7 +336,7 @@ def sampler(
 def parse_sampler(resp: Response, req: Request) -> InputSample:
     """``SamplerResponse``: ``numRowsRead`` (every row read, parseable or not), ``numRowsIndexed``, ``data``
     (unparseable rows carry ``unparseable: true`` and ``error``). A missing or empty local folder is 200 with
-    ``numRowsRead: 0`` (RECORDED.md §sampler); a spec or input source it cannot read is 400 ``{"error": ...}``."""
+    ``numRowsRead: 0`` (RECORDED.md §15); a spec or input source it cannot read is 400 ``{"error": ...}``."""
     raise_for_status(resp, req)
     data = resp.json()
     read = as_int(data.get("numRowsRead")) if isinstance(data, dict) else None

@@ -1,4 +1,4 @@
-"""Fake ``POST /druid/indexer/v1/sampler`` (druid-contract §sampler), answering as Druid 33 does (RECORDED.md §13).
+"""Fake ``POST /druid/indexer/v1/sampler`` (druid-contract §sampler), answering as Druid 33 does (RECORDED.md §15).
 
 The rows it "reads" are the ones the next task would ingest: the next :class:`~.fake_tasks.TaskPlan` queued with
 ``plan_next_task`` (else the default plan), ``rows_per_bucket`` good rows per segment-granularity bucket of the
@@ -21,7 +21,7 @@ __all__ = ["ROUTES", "post_sampler"]
 
 _SPEC_CLASS = "org.apache.druid.indexing.overlord.sampler.IndexTaskSamplerSpec"
 _CONFIG_CLASS = "org.apache.druid.indexing.overlord.sampler.SamplerConfig"
-# The input source type ids of a Druid 33 Overlord without cloud extensions (RECORDED.md §13).
+# The input source type ids of a Druid 33 Overlord without cloud extensions (RECORDED.md §15).
 _SOURCES = ["combining", "druid", "generator", "http", "inline", "local", "sql"]
 _MAX_ROWS = 5000
 _DEFAULT_ROWS = 200
@@ -77,7 +77,7 @@ async def post_sampler(ctx: Ctx) -> web.Response:
     if not isinstance(body, dict):
         return legacy_error(400, "Request body cannot be empty")
     kind = body.get("type")
-    if kind != "index":  # SamplerModule registers only "index" (RECORDED.md §13: index_parallel is refused)
+    if kind != "index":  # SamplerModule registers only "index" (RECORDED.md §15: index_parallel is refused)
         return _unknown_type(str(kind), "org.apache.druid.client.indexing.SamplerSpec", ["index"])
     spec = body.get("spec")
     if not isinstance(spec, dict):
