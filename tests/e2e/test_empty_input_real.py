@@ -99,3 +99,48 @@ def test_without_the_probe_druid_erases_the_day_and_succeeds(real, spec_template
     assert real.wait_for_task(outcome.task_id, timeout=300, schedule=POLL).state == "SUCCESS"
     got = wait_sql(real, DS, day, lambda g: not g["rows"], timeout=120)
     assert not got["rows"] and hours(real, day) == 0
+
+
+def _sampler_body(spec_template: dict, base_dir: str, **change: Any) -> dict[str, Any]:
+    schema = copy.deepcopy(spec_template["spec"]["dataSchema"])
+    schema["granularitySpec"]["intervals"] = [day_interval("2026-11-01")]
+    source = change.pop("source", {"type": "local", "baseDir": base_dir, "filter": "*.json"})
+    kind = change.pop("kind", "index")
+    return {"type": kind, "spec": {"dataSchema": schema, "ioConfig": {"type": kind, "inputSource": source,
+                                                                       "inputFormat": {"type": "json"}},
+                                   "tuningConfig": {"type": kind}},
+            "samplerConfig": {"numRows": change.pop("num_rows", 5), "timeoutMs": 10000}}
+
+
+def test_the_fake_sampler_answers_as_druid_33_does(druid_url, spec_template, events_dir, tmp_path):
+    """The same sampler bodies to the fake and to the real Druid: the same status, counts' emptiness, errors."""
+    import requests
+
+    from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = {
+        "rows": (str(events_dir / "2026-11-01"), {}, None),
+        "empty": (str(empty), {}, TaskPlan(rows_per_bucket=0)),
+        "missing": (str(tmp_path / "missing"), {}, TaskPlan(rows_per_bucket=0)),
+        "index_parallel": (str(empty), {"kind": "index_parallel"}, None),
+        "too_many_rows": (str(empty), {"num_rows": 5001}, None),
+        "s3": (str(empty), {"source": {"type": "s3", "prefixes": ["s3://b/p/"]}}, None),
+    }
+    with FakeDruid() as fake:
+        for name, (base, change, plan) in cases.items():
+            body = _sampler_body(spec_template, base, **copy.deepcopy(change))
+            fake.state.plans.clear()
+            if plan is not None:
+                fake.plan_next_task(plan)
+            got = [requests.post(f"{url}/druid/indexer/v1/sampler", json=body, timeout=60)
+                   for url in (druid_url, fake.url)]
+            real_resp, fake_resp = got
+            assert real_resp.status_code == fake_resp.status_code, (name, real_resp.text[:300], fake_resp.text[:300])
+            real_json, fake_json = real_resp.json(), fake_resp.json()
+            if real_resp.status_code == 200:
+                assert (real_json["numRowsRead"] > 0) == (fake_json["numRowsRead"] > 0), name
+                assert {"numRowsRead", "numRowsIndexed", "data"} <= set(real_json) & set(fake_json)
+            else:
+                assert real_json == fake_json, name
