@@ -7,6 +7,8 @@ missing folder publishes tombstones over the whole interval, the old rows disapp
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from airflow_provider_druid_ingest.core import RetryPolicy
@@ -133,3 +135,20 @@ def test_append_and_legacy_replace_are_not_probed(fake_druid: FakeDruid, make_cl
     client.ensure_submitted(day_spec(dynamic=True, appendToExisting=True, dropExisting=False))
     client.ensure_submitted(day_spec("2026-11-02", dynamic=True, dropExisting=False))
     assert samples(fake_druid) == 0 and submits(fake_druid) == 2
+
+
+def test_a_hanging_sampler_costs_one_capped_read_never_a_retry(fake_druid: FakeDruid, make_client,
+                                                               monkeypatch) -> None:
+    """Druid 33 kept a sampler call open for 249 s on an unreachable http input (RECORDED.md §15): the probe's
+    own read cap ends it (below the connection's read_timeout) and it is not retried: each retry would start
+    another hanging read on the Overlord."""
+    from airflow_provider_druid_ingest.core import input_probe
+
+    monkeypatch.setattr(input_probe, "PROBE_READ_TIMEOUT", 0.5)
+    client = make_client(read_timeout=10.0)
+    fake_druid.add_fault(Fault("POST", SAMPLER, kind="delay", delay=4.0, times=None))
+    started = time.monotonic()
+    outcome = client.ensure_submitted(day_spec(dynamic=True))
+    elapsed = time.monotonic() - started
+    assert outcome.action == "submitted" and "timed out" in (outcome.input_probe or ""), outcome.input_probe
+    assert samples(fake_druid) == 1 and elapsed < 3.0, elapsed
