@@ -9,12 +9,12 @@ the start of the input, on the Overlord (druid-contract §sampler).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from . import endpoints as ep
 from .errors import DruidEmptyInputError
 from .http import Request
-from .models import InputSample
+from .models import PROBE_READ_OK, InputSample
 from .msq import MsqPlan
 from .plan import IngestionPlan
 
@@ -43,7 +43,7 @@ _LOCATION_KEYS = ("baseDir", "filter", "files", "uris", "prefixes", "objects", "
                   "database", "sqls")
 
 
-def wants_probe(plan: IngestionPlan | MsqPlan, allow_empty: bool) -> bool:
+def wants_probe(plan: IngestionPlan | MsqPlan, allow_empty: bool) -> TypeGuard[IngestionPlan]:
     """Only a native ``dropExisting`` replace can erase an interval over an empty input; MSQ has
     ``failOnEmptyInsert``, an append adds nothing, a legacy replace (no dropExisting) leaves old segments."""
     return isinstance(plan, IngestionPlan) and plan.mode == "REPLACE" and not allow_empty
@@ -98,7 +98,7 @@ def probe_line(sample: InputSample) -> str:
         why = f": {sample.first_error}" if sample.first_error else ""
         return (f"input probe: warning: the sampler read {sample.rows_read} row(s), none of them indexed "
                 f"({sample.unparseable} unparseable{why}); submitting anyway (it reads only the first rows)")
-    return f"input probe: the sampler read {sample.rows_read} row(s), {sample.rows_indexed} indexed"
+    return f"{PROBE_READ_OK} {sample.rows_read} row(s), {sample.rows_indexed} indexed"
 
 
 def empty_input_error(plan: IngestionPlan) -> DruidEmptyInputError:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILED",
+    "PROBE_READ_OK",
     "RUNNING",
     "SUCCESS",
     "TERMINAL_STATES",
@@ -30,6 +31,9 @@ __all__ = [
     "segment_interval",
     "segment_version",
 ]
+
+#: how the line of a probe that found indexable rows starts (``input_probe.probe_line``)
+PROBE_READ_OK = "input probe: the sampler read"
 
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
 RUNNING = "RUNNING"
@@ -91,6 +95,11 @@ class SubmitOutcome:
     state: str
     base_id: str
     input_probe: str | None = None
+
+    @property
+    def input_probe_warns(self) -> bool:
+        """Whether the probe's line deserves a warning: it was skipped, or it read rows and indexed none."""
+        return self.input_probe is not None and not self.input_probe.startswith(PROBE_READ_OK)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -93,7 +93,6 @@ def ensure_submitted(
         status = yield from status_or_none(task_id)
         if status is None:
             if probed is None and wants_probe(plan, allow_empty):
-                assert isinstance(plan, IngestionPlan)
                 probed = yield from probe_input(plan)
             try:
                 yield from _submit(plan, task_id)

@@ -83,7 +83,7 @@ def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: b
         log.warning(f"Druid spec: {warning}")
     outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
     if outcome.input_probe is not None:
-        (log.info if outcome.input_probe.startswith("input probe: the") else log.warning)(outcome.input_probe)
+        (log.warning if outcome.input_probe_warns else log.info)(outcome.input_probe)
     url = client.config.console_task_url(outcome.task_id)
     if outcome.action == "submitted":
         log.info(f"Submitted Druid task {outcome.task_id} (attempt {outcome.attempt}): {plan.describe()}. "

@@ -169,8 +169,7 @@ class DruidSpecOperator(BaseOperator):
         outcome = client.ensure_submitted(plan, allow_empty=self.allow_empty)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
         if outcome.input_probe is not None:
-            level = logging.INFO if outcome.input_probe.startswith("input probe: the") else logging.WARNING
-            self.log.log(level, "%s", outcome.input_probe)
+            self.log.log(logging.WARNING if outcome.input_probe_warns else logging.INFO, "%s", outcome.input_probe)
         url = client.config.console_task_url(outcome.task_id)
         if outcome.action == "submitted":
             self.log.info("Submitted Druid task %s (attempt %d): %s. Console: %s",

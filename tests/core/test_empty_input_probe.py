@@ -65,6 +65,7 @@ def test_the_sampler_is_asked_in_its_own_index_shape(fake_druid: FakeDruid, make
     outcome = client.ensure_submitted(day_spec(dynamic=True))
     assert outcome.action == "submitted" and outcome.input_probe is not None
     assert outcome.input_probe.startswith("input probe: "), outcome.input_probe
+    assert not outcome.input_probe_warns
     (probe,) = fake_druid.requests_matching("POST", SAMPLER)
     body = probe.json
     assert body["type"] == "index" and body["spec"]["ioConfig"]["type"] == "index"
@@ -82,7 +83,7 @@ def test_rows_read_but_none_indexed_warns_and_submits(fake_druid: FakeDruid, mak
     outcome = client.ensure_submitted(day_spec(dynamic=True))
     assert outcome.action == "submitted" and submits(fake_druid) == 1
     assert "none of them indexed" in (outcome.input_probe or ""), outcome.input_probe
-    assert "unparseable" in (outcome.input_probe or "").lower()
+    assert "unparseable" in (outcome.input_probe or "").lower() and outcome.input_probe_warns
 
 
 @pytest.mark.parametrize(
@@ -110,6 +111,7 @@ def test_a_refused_probe_never_blocks_the_submit(fake_druid: FakeDruid, make_cli
     assert outcome.action == "submitted" and submits(fake_druid) == 1
     assert (outcome.input_probe or "").startswith("input probe skipped: "), outcome.input_probe
     assert why in (outcome.input_probe or ""), outcome.input_probe
+    assert outcome.input_probe_warns
 
 
 def test_adopting_an_existing_task_never_probes(fake_druid: FakeDruid, make_client) -> None:
