@@ -190,7 +190,8 @@ class DruidEmptyIngestionError(DruidError):
 
     Nothing was replaced (with range partitioning Druid writes no tombstones), so queries still read whatever the
     interval held before. Not retried: a retry adopts the same SUCCESS task. Accept empty intervals explicitly
-    (``allow_empty=True``), or fix the input and re-ingest under a new idempotency key.
+    (``allow_empty=True``), or fix the input and re-ingest under a new idempotency key. Its subclass
+    :class:`DruidEmptyInputError` is the same verdict reached before submitting, from the input probe.
     """
 
 
