@@ -20,7 +20,7 @@ import aiohttp
 from .advice import connect_message, ssl_reason, tls_message
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
-from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
+from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange, read_timeout
 from .facade import AsyncMode
 from .facade_waits import ClientFacade
 from .http import Request, Response
@@ -79,8 +79,14 @@ class AiohttpTransport:
         if hc.send_auth and self.config.auth is not None:
             headers["Authorization"] = self.config.authorization_header() or ""
         try:
+            extra: dict[str, Any] = {}
+            if hc.read_timeout is not None:
+                extra["timeout"] = aiohttp.ClientTimeout(
+                    sock_connect=self.config.connect_timeout,
+                    sock_read=read_timeout(self.config.read_timeout, hc.read_timeout),
+                )
             async with self._get_session().request(
-                hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False
+                hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False, **extra
             ) as resp:
                 body = await resp.read()
                 sent = "Authorization" in headers

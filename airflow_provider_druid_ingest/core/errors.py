@@ -12,6 +12,8 @@ from typing import Any
 __all__ = [
     "DruidAuthError",
     "DruidConnectionError",
+    "DruidEmptyIngestionError",
+    "DruidEmptyInputError",
     "DruidError",
     "DruidFatalError",
     "DruidLeaderUnavailableError",
@@ -193,8 +195,23 @@ class DruidEmptyIngestionError(DruidError):
 
     Nothing was replaced (with range partitioning Druid writes no tombstones), so queries still read whatever the
     interval held before. Not retried: a retry adopts the same SUCCESS task. Accept empty intervals explicitly
-    (``allow_empty=True``), or fix the input and re-ingest under a new idempotency key.
+    (``allow_empty=True``), or fix the input and re-ingest under a new idempotency key. Its subclass
+    :class:`DruidEmptyInputError` is the same verdict reached before submitting, from the input probe.
     """
+
+
+class DruidEmptyInputError(DruidEmptyIngestionError):
+    """A ``dropExisting`` replace was about to run over an input the sampler read no row from: nothing was submitted.
+
+    Raised before the submit POST (``operations.probe_input``): with dynamic or hashed partitioning Druid would
+    publish tombstones over the whole interval and erase its data. ``source`` names the input source and its
+    location, ``intervals`` the intervals that would have been replaced.
+    """
+
+    def __init__(self, message: str, *, source: str, intervals: tuple[str, ...]) -> None:
+        self.source = source
+        self.intervals = intervals
+        super().__init__(message)
 
 
 class HandoffNeverError(DruidError):

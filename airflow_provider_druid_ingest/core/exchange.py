@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import ClusterConfig, netloc_of
-from .errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError
+from .errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError, DruidTimeoutError
 from .http import MAX_REDIRECTS, Request, Response, classify, redirect_request_url, transient_error
 from .retry import RetryPolicy
 
-__all__ = ["Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "Sleep", "T", "call", "exchange"]
+__all__ = [
+    "Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "Sleep", "T", "call", "exchange", "read_timeout",
+]
 
 if TYPE_CHECKING:
     from .shared import ServedQuery, StatusQuery
@@ -37,6 +39,8 @@ class HttpCall:
     url: str
     body: bytes | None
     send_auth: bool
+    #: the request's cap on the read timeout (None: the configured ``read_timeout``)
+    read_timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,7 @@ def exchange(
     while True:
         attempts += 1
         send_auth = has_creds and netloc_of(url) in trusted
-        outcome = yield HttpCall(req.method, url, body, send_auth)
+        outcome = yield HttpCall(req.method, url, body, send_auth, req.read_timeout)
         if isinstance(outcome, Response):
             verdict = classify(outcome)
             if verdict == "ok":
@@ -97,12 +101,19 @@ def exchange(
         else:  # pragma: no cover - a driver bug
             raise TypeError(f"exchange expected a Response or DruidError, got {outcome!r}")
         elapsed = clock() - start
+        if req.read_timeout is not None and isinstance(error, DruidTimeoutError):
+            raise error  # a bounded call that timed out: a retry would start another hanging read on the server
         delay = policy.next_delay(error, attempts, elapsed)
         if delay is None:
             if not error.retryable or (attempts == 1 and policy.max_attempts == 1):
                 raise error
             raise DruidRetriesExhaustedError(error, attempts, elapsed) from error
         yield Sleep(delay)
+
+
+def read_timeout(configured: float, cap: float | None) -> float:
+    """The read timeout of one call: the configured one, lowered to the request's cap when it has one."""
+    return configured if cap is None else min(configured, cap)
 
 
 def call(req: Request, parse: Callable[[Response, Request], T]) -> Operation[T]:

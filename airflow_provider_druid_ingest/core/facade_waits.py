@@ -77,26 +77,29 @@ class ClientFacade(EndpointCalls[Mode]):
     def ensure_submitted(
         self: ClientFacade[SyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
         intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
-        max_attempts: int = 20,
+        max_attempts: int = 20, allow_empty: bool = False,
     ) -> SubmitOutcome: ...
     @overload
     def ensure_submitted(
         self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
         intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
-        max_attempts: int = 20,
+        max_attempts: int = 20, allow_empty: bool = False,
     ) -> Awaitable[SubmitOutcome]: ...
     def ensure_submitted(
         self, spec: SpecOrPlan, *, datasource: str | None = None, intervals: list[str] | None = None,
         idempotency_key: str | None = None, id_prefix: str = "ingest", max_attempts: int = 20,
+        allow_empty: bool = False,
     ) -> Any:
         """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
 
         Takes an :class:`IngestionPlan`, or a spec dict that is planned here (validated first: a malformed spec
-        raises SpecValidationError before any HTTP call).
+        raises SpecValidationError before any HTTP call). A new submit of a native ``dropExisting`` replace first
+        probes its input through the sampler: 0 rows raises DruidEmptyInputError, nothing submitted; a refused
+        probe submits anyway (``SubmitOutcome.input_probe`` says which). ``allow_empty=True``: no probe.
         """
         plan = as_plan(spec, datasource=datasource, intervals=intervals, idempotency_key=idempotency_key,
                        id_prefix=id_prefix)
-        return self._run(ops.ensure_submitted(plan, max_attempts))
+        return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty))
 
     @overload
     def ingest(
@@ -119,7 +122,8 @@ class ClientFacade(EndpointCalls[Mode]):
         """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
 
         Raises DruidTaskFailedError when the task FAILED (its message holds the full errorMsg, row stats and first
-        unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``),
+        unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``;
+        its subclass DruidEmptyInputError before any submit when a dropExisting replace's input is empty),
         DruidWaitTimeoutError. ``handoff_timeout=None`` stops at SUCCESS.
         """
         plan = as_plan(spec, idempotency_key=idempotency_key)

@@ -76,6 +76,10 @@ class Request:
     json_body: Any = None
     #: whether a 404 means "no such task" for this call (task-scoped endpoints)
     task_id: str | None = None
+    #: a cap on this call's read timeout (seconds, below the configured one); a call that hits it is not retried:
+    #: for a probe that may hang on the server (the sampler opening an unreachable input), where each retry
+    #: would start another hanging read there
+    read_timeout: float | None = None
 
     def url(self, config: ClusterConfig) -> str:
         url = config.base_url(self.service) + self.path

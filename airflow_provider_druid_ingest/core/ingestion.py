@@ -36,7 +36,8 @@ def ingest(
     published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout.
     """
     check_on_never(on_never)
-    submitted = yield from ensure_submitted(plan, max_attempts)
+    # allow_empty also turns off the pre-submit input probe of a dropExisting replace (operations.probe_input)
+    submitted = yield from ensure_submitted(plan, max_attempts, allow_empty=allow_empty)
     start = clock()
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,

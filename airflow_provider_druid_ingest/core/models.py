@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILED",
+    "PROBE_READ_OK",
     "RUNNING",
     "SUCCESS",
     "TERMINAL_STATES",
@@ -21,6 +22,7 @@ __all__ = [
     "HandoffResult",
     "HandoffTarget",
     "IngestResult",
+    "InputSample",
     "Segment",
     "SubmitOutcome",
     "TaskLock",
@@ -29,6 +31,9 @@ __all__ = [
     "segment_interval",
     "segment_version",
 ]
+
+#: how the line of a probe that found indexable rows starts (``input_probe.probe_line``)
+PROBE_READ_OK = "input probe: the sampler read"
 
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
 RUNNING = "RUNNING"
@@ -78,16 +83,41 @@ class TaskStatus:
 
 @dataclass(frozen=True)
 class SubmitOutcome:
-    """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``."""
+    """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``.
+
+    ``input_probe``: the one line the pre-submit input probe left (``input probe: ...`` or ``input probe
+    skipped: <why>``), None when none ran (adopted, append, allow_empty, MSQ).
+    """
 
     task_id: str
     action: str
     attempt: int
     state: str
     base_id: str
+    input_probe: str | None = None
+
+    @property
+    def input_probe_warns(self) -> bool:
+        """Whether the probe's line deserves a warning: it was skipped, or it read rows and indexed none."""
+        return self.input_probe is not None and not self.input_probe.startswith(PROBE_READ_OK)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class InputSample:
+    """What the Overlord's sampler read from the first rows of an input (druid-contract §sampler).
+
+    ``rows_read`` counts every row read, parseable or not, up to the requested ``numRows``; ``rows_indexed`` the
+    ones that parsed (the sampler does not filter by the spec's intervals); ``first_error`` is the parse error of
+    the first unparseable row, if any.
+    """
+
+    rows_read: int
+    rows_indexed: int
+    unparseable: int = 0
+    first_error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from .errors import (
     DruidAuthError,
     DruidError,
     DruidNotFoundError,
+    DruidRetriesExhaustedError,
     DruidTaskFailedError,
     DruidUsageError,
     DruidValidationError,
@@ -27,6 +28,7 @@ from .errors import (
 from .exchange import Operation, Sleep, call
 from .handoff import GatePlan, broker_lag, evaluate, plan_gate, required_segments, span_of, version_key
 from .ids import attempt_id
+from .input_probe import empty_input_error, probe_line, probe_request, wants_probe
 from .models import FAILED, SUCCESS, HandoffResult, HandoffTarget, Segment, SubmitOutcome, TaskStatus
 from .msq import MsqPlan
 from .plan import IngestionPlan
@@ -46,6 +48,7 @@ __all__ = [
     "later_task",
     "lock_ceiling",
     "observe_task",
+    "probe_input",
     "report_summary",
     "status_or_none",
     "target_for",
@@ -76,7 +79,9 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
     return found
 
 
-def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> Operation[SubmitOutcome]:
+def ensure_submitted(
+    plan: IngestionPlan | MsqPlan, max_attempts: int = 20, *, allow_empty: bool = False
+) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
 
     All attempt ids of the chain are looked up at once (one bulk status call; per-id GETs where it is refused) and
@@ -85,6 +90,8 @@ def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> O
     forgets the oldest tasks first, so attempt 0 can be gone while ``_r1`` SUCCEEDED: stopping at the first unknown
     id would submit attempt 0 again (druid-contract §attempts). A duplicate-id 400 (a racing submitter, or our own
     retried POST that Druid had accepted) is resolved by reading that task's status, never assumed.
+    Before the first submit POST of a native ``dropExisting`` replace its input is probed (:func:`probe_input`,
+    unless ``allow_empty``): an empty input raises DruidEmptyInputError and nothing is submitted.
     """
     base_id = plan.base_task_id
     ids = [attempt_id(base_id, attempt) for attempt in range(max_attempts)]
@@ -92,11 +99,14 @@ def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> O
     latest = max((attempt for attempt, task_id in enumerate(ids) if task_id in known), default=None)
     if latest is not None and known[ids[latest]].state != FAILED:
         return SubmitOutcome(ids[latest], "adopted", latest, known[ids[latest]].state, base_id)
+    probed: str | None = None
     for attempt in range(0 if latest is None else latest + 1, max_attempts):
         task_id = ids[attempt]
+        if probed is None and wants_probe(plan, allow_empty):
+            probed = yield from probe_input(plan)
         try:
             yield from _submit(plan, task_id)
-            return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id)
+            return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id, probed)
         except DuplicateTaskIdError:
             status = yield from _status_after_duplicate(task_id)
         if status.state != FAILED:
@@ -105,6 +115,34 @@ def ensure_submitted(plan: IngestionPlan | MsqPlan, max_attempts: int = 20) -> O
         f"{max_attempts} attempts of {base_id} all FAILED; not submitting again. Inspect the failures, "
         "then pass a new idempotency key to start a fresh series"
     )
+
+
+def probe_input(plan: IngestionPlan) -> Operation[str]:
+    """Ask the Overlord's sampler for the first rows of ``plan``'s input (one POST, druid-contract §sampler).
+
+    0 rows read raises DruidEmptyInputError. Anything that keeps the sampler from answering (404/405 on an older
+    or proxied Druid, 403 without STATE WRITE, 400 for an input source it cannot read, 5xx after the usual
+    retries, a timeout, an answer it cannot parse) must not block a valid ingestion: the line returned then says
+    ``input probe skipped: <why>`` and the caller submits.
+    """
+    request = probe_request(plan)
+    if request is None:
+        return "input probe skipped: the spec has no ioConfig.inputSource to sample"
+    try:
+        sample = yield from call(request, ep.parse_sampler)
+    except DruidError as exc:
+        return f"input probe skipped: the sampler did not answer ({_why(exc)})"
+    if sample.rows_read == 0:
+        raise empty_input_error(plan)
+    return probe_line(sample)
+
+
+def _why(exc: DruidError) -> str:
+    if isinstance(exc, DruidRetriesExhaustedError):
+        text = f"{exc.last}; gave up after {exc.attempts} attempt(s)"
+    else:
+        text = str(exc)
+    return text if len(text) <= 400 else text[:400] + "..."
 
 
 def _submit(plan: IngestionPlan | MsqPlan, task_id: str) -> Operation[str]:

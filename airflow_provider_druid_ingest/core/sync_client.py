@@ -16,7 +16,7 @@ import requests
 from .advice import connect_message, ssl_reason, tls_message
 from .config import ClusterConfig
 from .errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
-from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange
+from .exchange import Exchange, HttpCall, Operation, Progress, ProgressSink, Sleep, exchange, read_timeout
 from .facade import SyncMode
 from .facade_waits import ClientFacade
 from .http import Request, Response
@@ -50,7 +50,7 @@ class RequestsTransport:
                 data=hc.body,
                 headers=headers,
                 verify=self.config.tls_verify,
-                timeout=(self.config.connect_timeout, self.config.read_timeout),
+                timeout=(self.config.connect_timeout, read_timeout(self.config.read_timeout, hc.read_timeout)),
                 allow_redirects=False,
             )
         except requests.exceptions.SSLError as exc:

@@ -61,7 +61,7 @@ def _materialize(context: dg.AssetExecutionContext, config: DruidRunConfig, drui
     with druid.get_client() as client:
         with as_failures():
             check_capacity(client, plan, context.log)
-            submitted = submit(client, plan, context.log)
+            submitted = submit(client, plan, context.log, allow_empty=options.allow_empty)
         metadata = submit_metadata(plan, submitted, client.config.console_task_url(submitted.task_id))
         with as_failures(metadata):
             task = watch_task(client, druid, submitted.task_id, options, context.log)
@@ -116,7 +116,8 @@ def druid_daily_asset(
     :param resource_key: the key of the :class:`DruidResource` in ``Definitions(resources=...)``
     :param handoff_timeout: seconds the check waits for the segments to be queryable
     :param on_never: ``"fail"`` (default) or ``"pass"`` when load rules mean the segments never load
-    :param allow_empty: accept a task that published nothing (a holiday) instead of failing
+    :param allow_empty: accept a task that published nothing (a holiday) instead of failing; also turns off the
+        input probe that fails a ``dropExisting`` replace before submitting when Druid's sampler reads no row
     :param shutdown_on_terminate: shut the Druid task down when the run is terminated (default True)
     :param shutdown_on_timeout: shut it down after ``task_timeout`` (default True; False: a retry adopts it)
     :param retry_policy: a step retry adopts a running/succeeded task, or submits ``_r<n>`` after a FAILED one

@@ -31,6 +31,7 @@ def submit_metadata(plan: IngestionPlan, outcome: SubmitOutcome, url: str) -> di
         "druid/datasource": plan.datasource,
         "druid/intervals": ", ".join(plan.intervals),
         "druid/mode": plan.mode,
+        **({"druid/input_probe": outcome.input_probe} if outcome.input_probe is not None else {}),
     }
 
 

@@ -75,11 +75,15 @@ def check_capacity(client: DruidClient, plan: IngestionPlan, log: Log) -> None:
     log.warning(message)
 
 
-def submit(client: DruidClient, plan: IngestionPlan, log: Log) -> SubmitOutcome:
-    """Adopt the live or succeeded task for this work, or submit the next attempt; log which."""
+def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: bool = False) -> SubmitOutcome:
+    """Adopt the live or succeeded task for this work, or submit the next attempt; log which. A new submit of a
+    ``dropExisting`` replace probes its input first (unless ``allow_empty``): DruidEmptyInputError, nothing sent,
+    when the sampler reads no row; the probe's line is logged (a warning when it was skipped)."""
     for warning in plan.warnings:
         log.warning(f"Druid spec: {warning}")
-    outcome = client.ensure_submitted(plan)
+    outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
+    if outcome.input_probe is not None:
+        (log.warning if outcome.input_probe_warns else log.info)(outcome.input_probe)
     url = client.config.console_task_url(outcome.task_id)
     if outcome.action == "submitted":
         log.info(f"Submitted Druid task {outcome.task_id} (attempt {outcome.attempt}): {plan.describe()}. "

@@ -61,7 +61,9 @@ class DruidIngestOperator(DruidSpecOperator):
     :param append: the handoff gate's append mode; default: the spec's ``ioConfig.appendToExisting``
     :param on_never: ``"fail"`` (default) or ``"pass"`` when load rules mean the segments will never load
     :param allow_empty: succeed when the Druid task published nothing (its input had no rows: a holiday); by
-        default that fails, with Druid's message, since a missing input folder would otherwise go green
+        default that fails, with Druid's message, since a missing input folder would otherwise go green. It
+        also turns off the input probe of a ``dropExisting`` replace, which by default fails before
+        submitting anything when Druid's sampler reads no row from the input (see ``DruidSpecOperator``)
     :param task_timeout: seconds to wait for the Druid task (default 12 h)
     :param handoff_timeout: seconds to wait, after the task ended, for the segments to be served (default 1 h)
     :param poll_interval: first poll delay, growing 1.5x per poll up to ``max_poll_interval``
@@ -102,11 +104,11 @@ class DruidIngestOperator(DruidSpecOperator):
             conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
             # green without the gate is not "queryable": no default Asset then (an event would come too early)
             outlets = default_outlets(spec, kwargs.get("datasource"), conn_id) if wait_for_handoff else []
-        super().__init__(spec=spec, pool_slots=pool_slots or _static_slots(spec), outlets=outlets, **kwargs)
+        super().__init__(spec=spec, pool_slots=pool_slots or _static_slots(spec), outlets=outlets,
+                         allow_empty=allow_empty, **kwargs)
         self.wait_for_handoff = wait_for_handoff
         self.append = append
         self.on_never = check_on_never(on_never)
-        self.allow_empty = allow_empty
         self.task_timeout = float(task_timeout)
         self.handoff_timeout = float(handoff_timeout)
         self.poll_interval = float(poll_interval)

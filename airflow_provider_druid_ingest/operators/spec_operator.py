@@ -8,6 +8,7 @@ Airflow task adopts the running or succeeded Druid task instead of submitting a 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,9 @@ class DruidSpecOperator(BaseOperator):
         bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
         stored hours outside the run's interval are lost. Refused by default (README "Non-UTC schedules");
         with it the loss is logged as a warning.
+    :param allow_empty: an empty interval is intended (a holiday). By default a ``dropExisting`` replace first
+        probes its input through Druid's sampler (one POST before the submit) and fails, submitting nothing, when
+        it reads no row: Druid would replace the interval's data with tombstones. True: no probe.
     """
 
     template_fields: Sequence[str] = ("spec", "datasource", "intervals", "input_locations", "idempotency_key")
@@ -69,10 +73,12 @@ class DruidSpecOperator(BaseOperator):
         druid_conn_id: str = DruidHook.default_conn_name,
         retry: RetryPolicy | None = None,
         allow_unaligned: bool = False,
+        allow_empty: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
+        self.allow_empty = allow_empty
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -167,8 +173,10 @@ class DruidSpecOperator(BaseOperator):
 
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
-        outcome = client.ensure_submitted(plan)
+        outcome = client.ensure_submitted(plan, allow_empty=self.allow_empty)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
+        if outcome.input_probe is not None:
+            self.log.log(logging.WARNING if outcome.input_probe_warns else logging.INFO, "%s", outcome.input_probe)
         url = client.config.console_task_url(outcome.task_id)
         if outcome.action == "submitted":
             self.log.info("Submitted Druid task %s (attempt %d): %s. Console: %s",

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from . import fake_broker, fake_coordinator, fake_msq, fake_overlord
+from . import fake_broker, fake_coordinator, fake_msq, fake_overlord, fake_sampler
 from .fake_faults import Fault, FaultList, apply
 from .fake_http import UNSECURED, Ctx, Forbidden, authenticate, forbidden, gzip_if_accepted, jetty_page
 from .fake_state import ClusterState
@@ -48,7 +48,7 @@ class RecordedRequest:
 _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
     (method, re.compile(pattern + "$"), handler)
     for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES, *fake_broker.ROUTES,
-                                      *fake_msq.ROUTES]
+                                      *fake_msq.ROUTES, *fake_sampler.ROUTES]
 ]
 
 

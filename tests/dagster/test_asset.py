@@ -7,12 +7,13 @@ import pytest
 
 from airflow_provider_druid_ingest.core.errors import SpecValidationError
 from airflow_provider_druid_ingest.dagster import druid_daily_asset
-from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+from airflow_provider_druid_ingest.testing import FakeDruid, Fault, TaskPlan
 
 from .conftest import DAY, DAY_INTERVAL, LOCATION, materialize
 
 pytestmark = pytest.mark.timeout(60)
 SUBMIT = "/druid/indexer/v1/task"
+SAMPLER = "/druid/indexer/v1/sampler"
 
 
 def submits(fake: FakeDruid) -> list[Any]:
@@ -110,6 +111,8 @@ def test_a_step_retry_policy_resubmits_after_failed_in_one_run(fake_druid: FakeD
 
 
 def test_an_empty_ingestion_fails_clearly_and_burns_no_retry(fake_druid: FakeDruid, druid, spec) -> None:
+    # the sampler is not reachable (404): the input probe is skipped, the after-task verdict must catch it
+    fake_druid.add_fault(Fault("POST", SAMPLER, status=404, times=None))
     fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # range partitioning, no rows: SUCCESS + errorMsg
     events = druid_daily_asset(spec(dynamic=False, k=2), start_date="2026-11-01", input_locations=[LOCATION],
                                datasource="dg_empty", retry_policy=dg.RetryPolicy(max_retries=2))
@@ -119,6 +122,20 @@ def test_an_empty_ingestion_fails_clearly_and_burns_no_retry(fake_druid: FakeDru
     assert "published no segments" in failure.description and "No valid rows" in failure.description
     assert "allow_empty=True" in failure.description
     assert len(submits(fake_druid)) == 1  # no retry: it would only adopt the same SUCCESS task
+
+
+def test_a_replace_over_an_empty_input_fails_before_submitting_and_burns_no_retry(fake_druid: FakeDruid, druid,
+                                                                                   spec) -> None:
+    """Dynamic partitioning over an empty folder: Druid 33 would write tombstones over the day and succeed."""
+    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))
+    events = druid_daily_asset(spec(), start_date="2026-11-01", input_locations=[LOCATION], datasource="dg_void",
+                               retry_policy=dg.RetryPolicy(max_retries=2))
+    result = materialize([events.asset], druid)
+    assert not result.success
+    failure = step_failure(result, "dg_void")
+    assert "nothing was submitted" in failure.description and "allow_empty=True" in failure.description
+    assert f"/data/events/{DAY}" in failure.description
+    assert submits(fake_druid) == [] and len(fake_druid.requests_matching("POST", SAMPLER)) == 1  # no retry
 
 
 def test_allow_empty_accepts_it_and_the_check_passes(fake_druid: FakeDruid, druid, spec) -> None:

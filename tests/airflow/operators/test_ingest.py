@@ -10,11 +10,13 @@ import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
-from airflow_provider_druid_ingest.testing import TaskPlan
+from airflow_provider_druid_ingest.testing import Fault, TaskPlan
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
 from ..conftest import FakeTI
 from ..helpers import FAST, posts, run_trigger, shutdowns, spec
+
+SAMPLER = "/druid/indexer/v1/sampler"
 
 
 def test_ingest_defers_once_after_pushing_refs_then_completes(druid_conn, context):
@@ -123,7 +125,9 @@ def _range_spec() -> dict:
 
 def test_an_empty_input_fails_with_druids_message_unless_allowed(druid_conn, context):
     """Druid 33 answers SUCCESS with errorMsg "No valid rows for range partitioning..." for an input without rows
-    and publishes nothing: that must not go green with the old data still in place."""
+    and publishes nothing: that must not go green with the old data still in place. Here Druid's sampler is not
+    reachable (404), so the pre-submit input probe is skipped and the after-task verdict must catch it."""
+    druid_conn.add_fault(Fault("POST", SAMPLER, status=404, times=None))
     druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
     op = DruidIngestOperator(task_id="i", spec=_range_spec(), deferrable=False, **FAST)
     with pytest.raises(AirflowFailException) as empty:
@@ -169,3 +173,42 @@ def test_allow_unaligned_submits_and_keeps_the_loss_in_the_plans_warnings(druid_
     assert any("not aligned" in w and "24 hours" in w for w in op.plan(_berlin_context(24)).warnings)
     op.execute(_berlin_context(24))
     assert len(posts(druid_conn)) == 1
+
+
+def _dynamic_replace() -> dict:
+    body = spec()
+    body["spec"]["ioConfig"]["inputSource"] = {"type": "local", "baseDir": "/data/none", "filter": "*.json"}
+    body["spec"]["ioConfig"]["dropExisting"] = True
+    return body
+
+
+@pytest.mark.parametrize("deferrable", [False, True])
+def test_a_dropexisting_replace_over_an_empty_input_fails_before_submitting(druid_conn, context, deferrable):
+    """Druid 33 would publish tombstones over the interval (dynamic partitioning) and go green: the operator
+    probes the input first and fails without retries, with no Druid task submitted and no task id pushed."""
+    druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
+    op = DruidIngestOperator(task_id="i", spec=_dynamic_replace(), deferrable=deferrable, **FAST)
+    with pytest.raises(AirflowFailException) as empty:
+        op.execute(context)
+    text = str(empty.value)
+    assert "nothing was submitted" in text and "/data/none" in text and "allow_empty=True" in text, text
+    assert posts(druid_conn) == [] and "druid_task_id" not in context["ti"].xcom
+    assert len([r for r in druid_conn.requests if r.path == SAMPLER]) == 1
+
+
+def test_allow_empty_submits_the_empty_replace_without_a_probe(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
+    op = DruidIngestOperator(task_id="i", spec=_dynamic_replace(), deferrable=False, allow_empty=True, **FAST)
+    assert op.execute(context) == context["ti"].xcom["druid_task_id"]
+    assert len(posts(druid_conn)) == 1 and not [r for r in druid_conn.requests if r.path == SAMPLER]
+
+
+def test_a_refused_probe_is_logged_and_the_task_submitted(druid_conn, context, caplog, capsys):
+    druid_conn.add_fault(Fault("POST", SAMPLER, status=403, times=None, content_type="application/json",
+                               body='{"Access-Check-Result": "Unauthorized"}'))
+    op = DruidIngestOperator(task_id="i", spec=_dynamic_replace(), deferrable=False, **FAST)
+    with caplog.at_level("WARNING"):
+        assert op.execute(context) == context["ti"].xcom["druid_task_id"]
+    assert len(posts(druid_conn)) == 1
+    logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
+    assert "input probe skipped: the sampler did not answer" in logged and "HTTP 403" in logged, logged[-2000:]

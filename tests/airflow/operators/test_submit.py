@@ -31,3 +31,19 @@ def test_submit_operator_on_kill_does_not_shut_down(druid_conn, context):
     op.execute(context)
     op.on_kill()
     assert shutdowns(druid_conn) == []
+
+
+def test_submit_of_an_empty_dropexisting_replace_fails_before_posting_unless_allowed(druid_conn, context):
+    import pytest
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from airflow_provider_druid_ingest.testing import TaskPlan
+
+    body = spec()
+    body["spec"]["ioConfig"].update(dropExisting=True, inputSource={"type": "local", "baseDir": "/data/none"})
+    druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
+    with pytest.raises(AirflowFailException, match="nothing was submitted"):
+        DruidSubmitOperator(task_id="s", spec=body).execute(context)
+    assert posts(druid_conn) == [] and "druid_task_id" not in context["ti"].xcom
+    allowed = DruidSubmitOperator(task_id="s", spec=body, allow_empty=True).execute(context)
+    assert [p.json["id"] for p in posts(druid_conn)] == [allowed]
