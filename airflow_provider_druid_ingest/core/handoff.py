@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from .models import HandoffResult, HandoffTarget, Segment
 from .spec.intervals import parse_instant
-from .timeline import Piece, version_key, visible
+from .timeline import IntervalIndex, Piece, version_key, visible
 
 __all__ = [
     "ChunkOwner",
@@ -99,7 +99,7 @@ def chunk_targets(target: HandoffTarget, used: list[Segment]) -> list[ChunkTarge
     """The visible pieces of the target's intervals that matter, and whose they are (see the module docstring)."""
     floor = version_key(target.min_version)
     ceiling = version_key(target.version_ceiling) if target.version_ceiling else None
-    newer = [s for s in used if version_key(s.version) >= floor]
+    newer = IntervalIndex([s for s in used if version_key(s.version) >= floor])
     chunks = []
     for piece in visible(used, list(target.intervals)):
         chunks.append(ChunkTarget(piece.interval, piece.version, _owner(target, piece, newer, floor, ceiling),
@@ -107,13 +107,13 @@ def chunk_targets(target: HandoffTarget, used: list[Segment]) -> list[ChunkTarge
     return [c for c in chunks if target.append or version_key(c.version) >= floor]
 
 
-def _owner(target: HandoffTarget, piece: Piece, newer: list[Segment], floor: Any, ceiling: Any) -> ChunkOwner:
+def _owner(target: HandoffTarget, piece: Piece, newer: IntervalIndex, floor: Any, ceiling: Any) -> ChunkOwner:
     key = version_key(piece.version)
     if target.append or key < floor:
         return "own"
     if ceiling is not None:
         return "later" if key > ceiling else "own"
-    versions = {s.version for s in newer if piece.overlaps(s.interval)}
+    versions = {s.version for s in newer.overlapping(piece.interval)}
     return "unknown" if len(versions) > 1 else "own"
 
 
@@ -148,18 +148,13 @@ def broker_lag(chunks: list[ChunkTarget], candidates: list[Segment]) -> tuple[in
     all: the Broker never lists tombstones).
     """
     unseen = stale = 0
+    index = IntervalIndex(candidates)
     for chunk in chunks:
-        over = [c for c in candidates if _overlap(c.interval, chunk.interval)]
+        over = index.overlapping(chunk.interval)
         have = {c.partition_num for c in over if c.version == chunk.version}
         unseen += sum(1 for s in chunk.segments if not s.is_tombstone and s.partition_num not in have)
         stale += any(c.version != chunk.version for c in over)
     return unseen, stale
-
-
-def _overlap(a: str, b: str) -> bool:
-    a0, a1 = (parse_instant(x) for x in a.split("/"))
-    b0, b1 = (parse_instant(x) for x in b.split("/"))
-    return a0 < b1 and b0 < a1
 
 
 def span_of(segments: list[Segment]) -> str:

@@ -21,14 +21,17 @@ Versions compare as instants (they are lock times), through :func:`version_key`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from itertools import pairwise
 
 from .models import Segment
-from .spec.intervals import parse_instant
+from .spec.intervals import parse_instant, parse_interval
 
-__all__ = ["Piece", "format_instant", "overlapping", "partition_sets", "version_key", "visible"]
+__all__ = ["IntervalIndex", "Piece", "bounds", "format_instant", "overlapping", "partition_sets", "version_key",
+           "visible"]
 
 
 def version_key(version: str) -> tuple[int, datetime | str]:
@@ -45,9 +48,34 @@ def format_instant(at: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
-def _bounds(interval: str) -> tuple[datetime, datetime]:
+@lru_cache(maxsize=16384)
+def bounds(interval: str) -> tuple[datetime, datetime]:
+    """(start, end) of an ``a/b`` interval (or ``a/P1D``, as a spec may name it); cached: a gate look parses the
+    same few hundred intervals often."""
+    if "P" in interval.upper():
+        return parse_interval(interval)
     start, end = interval.split("/")
     return parse_instant(start), parse_instant(end)
+
+
+class IntervalIndex:
+    """Segments by start time, to find the ones overlapping an interval without scanning them all."""
+
+    def __init__(self, segments: list[Segment]) -> None:
+        spans = sorted(((*bounds(s.interval), s) for s in segments), key=lambda x: x[0])
+        self._starts = [x[0] for x in spans]
+        self._spans = spans
+        self._longest = max((end - start for start, end, _ in spans), default=timedelta(0))
+
+    def overlapping(self, interval: str) -> list[Segment]:
+        start, end = bounds(interval)
+        try:
+            earliest = start - self._longest
+        except OverflowError:  # a segment spanning millennia (an open-ended one): look from the beginning
+            earliest = datetime.min.replace(tzinfo=timezone.utc)
+        lo = bisect_left(self._starts, earliest)
+        hi = bisect_left(self._starts, end)
+        return [s for a, b, s in self._spans[lo:hi] if a < end and start < b]
 
 
 @dataclass(frozen=True)
@@ -70,7 +98,7 @@ class Piece:
         return all(s.is_tombstone for s in self.segments)
 
     def overlaps(self, interval: str) -> bool:
-        start, end = _bounds(interval)
+        start, end = bounds(interval)
         return start < self.end and self.start < end
 
 
@@ -99,7 +127,7 @@ def visible(segments: list[Segment], within: list[str] | None = None) -> list[Pi
     it; neighbouring stretches won by one set merge.
     """
     sets = partition_sets(segments)
-    bounded = sorted(((*_bounds(interval), version_key(version), version, segs)
+    bounded = sorted(((*bounds(interval), version_key(version), version, segs)
                       for (interval, version), segs in sets.items()), key=lambda x: x[0])
     cuts = sorted({t for start, end, *_ in bounded for t in (start, end)})
     pieces: list[Piece] = []
@@ -126,7 +154,7 @@ def visible(segments: list[Segment], within: list[str] | None = None) -> list[Pi
 def _clip(pieces: list[Piece], within: list[str]) -> list[Piece]:
     out = []
     for interval in within:
-        start, end = _bounds(interval)
+        start, end = bounds(interval)
         for p in pieces:
             lo, hi = max(p.start, start), min(p.end, end)
             if lo < hi:

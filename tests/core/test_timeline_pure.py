@@ -169,3 +169,9 @@ def test_the_core_timeline_agrees_with_the_fakes_independent_one() -> None:
         theirs = [(format_interval(iv), group[0].version, all(s.is_tombstone for s in group))
                   for iv, group in visible_pieces(fakes, parse_interval(DAY))]
         assert shape(visible(ours, [DAY])) == theirs, fakes
+
+
+def test_target_intervals_may_name_a_period() -> None:
+    period_target = HandoffTarget("t", "ds", ("2026-11-01/P1D",), CREATED, version_ceiling=CEILING)
+    chunks = chunk_targets(period_target, [seg(MONTH, V2)])
+    assert [(c.interval, c.owner) for c in chunks] == [(DAY, "own")]  # clipped to the day the period names
