@@ -23,7 +23,7 @@ SAMPLER = "/druid/indexer/v1/sampler"
 
 
 def submits(fake: FakeDruid) -> int:
-    return len(fake.requests_matching("POST", "/druid/indexer/v1/task"))
+    return len(fake.submit_requests())
 
 
 def samples(fake: FakeDruid) -> int:

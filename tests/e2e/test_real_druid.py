@@ -225,9 +225,10 @@ def test_lock_ordered_replaces_b_waits_for_its_own_version_and_a_is_superseded(
 
 def test_an_empty_input_day_fails_with_druids_message_and_keeps_the_old_data(real, spec_template, events_dir,
                                                                               expected, tmp_path):
-    """Druid 33 answers SUCCESS with errorMsg "No valid rows for range partitioning..." for an input without rows
-    and publishes nothing, so the day keeps its old data: the one-call ingestion must not call that a success."""
-    from airflow_provider_druid_ingest.core.errors import DruidEmptyIngestionError
+    """An input without rows: the sampler probe refuses the dropExisting replace before submitting (the day keeps
+    its data). Submitted anyway (no probe), Druid 33 answers SUCCESS with errorMsg "No valid rows for range
+    partitioning..." and publishes nothing: the handoff verdict must not call that a success either."""
+    from airflow_provider_druid_ingest.core.errors import DruidEmptyIngestionError, DruidEmptyInputError
 
     ds, day = "e2e_empty_day", "2026-11-03"
     ingest(real, build(spec_template, events_dir, day, ds))  # the day has data
@@ -235,8 +236,15 @@ def test_an_empty_input_day_fails_with_druids_message_and_keeps_the_old_data(rea
     empty_dir.mkdir()
     (empty_dir / "events.json").write_text("")
     spec = render_spec(spec_template, datasource=ds, intervals=[day_interval(day)], input_locations=[str(empty_dir)])
-    with pytest.raises(DruidEmptyIngestionError) as info:
+    with pytest.raises(DruidEmptyInputError) as probed:
         real.ingest(spec, task_timeout=300, handoff_timeout=120, schedule=POLL)
+    assert "nothing was submitted" in str(probed.value) and "allow_empty=True" in str(probed.value)
+    assert day_counts(real, ds, day) == expected[day]
+    submitted = real.ensure_submitted(spec, allow_empty=True)  # no probe: Druid decides
+    assert real.wait_for_task(submitted.task_id, timeout=300, schedule=POLL).state == "SUCCESS"
+    target = real.handoff_target(submitted.task_id, ds, [day_interval(day)])
+    with pytest.raises(DruidEmptyIngestionError) as info:
+        real.wait_for_handoff(target, timeout=120, schedule=POLL, allow_empty=False)
     text = str(info.value)
     assert "No valid rows for range partitioning" in text and "allow_empty=True" in text
     assert day_counts(real, ds, day) == expected[day]  # nothing was replaced

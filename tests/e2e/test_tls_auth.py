@@ -120,9 +120,11 @@ def test_ca_bundle_accepts_it_and_an_ingestion_goes_green_through_nginx(ingested
     hits = ingested["hits"]
     submits = [h for h in hits if h.method == "POST" and h.path == TASK]
     assert [(h.status, h.auth_header, h.user) for h in submits] == [(200, True, "druid_admin")]
-    # the only refusal: "no task with this id yet" before the submit (a 404 from Druid, through nginx)
+    # no refusal at all: the attempt chain is looked up in one bulk status call (unknown ids are simply absent)
     refused = [(h.method, h.path, h.status) for h in hits if h.status >= 400]
-    assert refused == [("GET", f"{TASK}/{ingested['task_id']}/status", 404)], refused
+    assert refused == [], refused
+    assert [(h.method, h.path, h.status) for h in hits if h.path == f"{TASK}Status"][:1] == [
+        ("POST", f"{TASK}Status", 200)]
     assert all(h.auth_header for h in hits), "every call carries the login"
 
 
