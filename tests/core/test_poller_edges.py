@@ -10,10 +10,10 @@ import pytest
 
 from airflow_provider_druid_ingest.core import ClusterConfig, RetryPolicy
 from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
-from airflow_provider_druid_ingest.core.errors import UnknownTaskError
+from airflow_provider_druid_ingest.core.errors import DruidAuthError, UnknownTaskError
 from airflow_provider_druid_ingest.core.models import TaskStatus
 from airflow_provider_druid_ingest.core.poller import _merge_spans
-from airflow_provider_druid_ingest.core.shared import StatusQuery
+from airflow_provider_druid_ingest.core.shared import ServedQuery, StatusQuery
 from airflow_provider_druid_ingest.core.sync_client import DruidClient
 from airflow_provider_druid_ingest.testing import FakeDruid, Fault
 
@@ -86,8 +86,11 @@ def test_an_unknown_id_in_the_per_task_fallback_fails_only_its_own_wait(fake_dru
 
 
 def _merged(*spans: str) -> list[tuple[str, list[Any]]]:
-    """``_merge_spans`` of ``spans``, each tagged by its position (the futures are opaque to it)."""
-    return _merge_spans([(span, n) for n, span in enumerate(spans)])  # type: ignore[misc]
+    """``_merge_spans`` of ``spans``, with each future shown as its span's position. The stand-ins do not
+    compare, like real futures: a merge that fell back on ordering them would raise."""
+    tags = [object() for _ in spans]
+    merged = _merge_spans(list(zip(spans, tags, strict=True)))  # type: ignore[arg-type]
+    return [(span, [tags.index(t) for t in futures]) for span, futures in merged]
 
 
 def z(day: str, time: str = "00:00:00") -> str:
@@ -109,9 +112,35 @@ def z(day: str, time: str = "00:00:00") -> str:
         # a gap measured from the end of the merged span so far, not from the last span's start
         ((f"{z('01')}/{z('10')}", f"{z('02')}/{z('03')}", f"{z('11')}/{z('12')}"),
          [(f"{z('01')}/{z('12')}", [0, 1, 2])]),
+        # two waits on the very same span: one read (and no comparing of their futures)
+        ((f"{z('01')}/{z('02')}", f"{z('01')}/{z('02')}"), [(f"{z('01')}/{z('02')}", [0, 1])]),
         # offsets are read and written back in UTC
         (("2026-11-01T02:00:00+02:00/2026-11-02T02:00:00+02:00",), [(f"{z('01')}/{z('02')}", [0])]),
     ],
 )
 def test_merged_served_spans(spans: tuple[str, ...], expected: list[tuple[str, list[int]]]) -> None:
     assert _merged(*spans) == expected
+
+
+def test_a_refused_served_read_fails_each_of_its_waits_and_a_far_span_still_gets_its_answer(
+        fake_druid: FakeDruid) -> None:
+    near = [f"{z('01')}/{z('02')}", f"{z('02')}/{z('03')}"]  # one merged read, refused
+    far = f"{z('20')}/{z('21')}"  # its own read, answered
+    fake_druid.add_fault(Fault(method="GET", path=r"/intervals/2026-11-01T00", kind="status", status=403,
+                               body='{"Access-Check-Result":"Unauthorized"}', times=None))
+
+    async def run() -> tuple[list[Any], dict[str, int]]:
+        client = AsyncDruidClient(ClusterConfig(url=fake_druid.url), RETRY, shared=True, tick=0.05)
+        try:
+            assert client.poller is not None
+            asked = asyncio.gather(*(client.poller.answer(ServedQuery("events_web", s)) for s in [*near, far]),
+                                   return_exceptions=True)
+            answers = await asyncio.wait_for(asked, 10)  # a wait left unanswered fails here, not at pytest's 300 s
+            return list(answers), dict(client.poller.stats)
+        finally:
+            await client.close()
+
+    answers, stats = asyncio.run(run())
+    assert [type(a) for a in answers[:2]] == [DruidAuthError, DruidAuthError]
+    assert answers[2] == set()  # nothing served there: an empty answer, not the neighbour's error
+    assert stats["served"] == 2
