@@ -53,7 +53,9 @@ caught = count.get("killed", 0) + count.get("timeout", 0) + count.get("caught by
 rate = 100.0 * caught / checked if checked else 0.0
 print(f"\nmutants: {len(rows)}  checked: {checked}  " + "  ".join(f"{s}: {n}" for s, n in sorted(count.items())))
 print(f"kill rate: {rate:.1f}% ((killed + timeout) / checked)   run time: {elapsed // 60}m{elapsed % 60:02d}s")
-survivors = [n for n, s in rows if s not in ("killed", "timeout", "caught by type check", "skipped")]
+if count.get("not checked"):
+    print(f"{count['not checked']} mutants not checked yet (run interrupted): run again to go on from the cache")
+survivors = [n for n, s in rows if s not in ("killed", "timeout", "caught by type check", "skipped", "not checked")]
 if survivors:
     print("surviving mutants (mutmut show <name> for the diff):")
     for name, status in rows:
