@@ -118,24 +118,43 @@ def test_nothing_to_summarize(body: dict | None) -> None:
     assert parse_report(body) is None
 
 
+ZEROS = {k: 0 for k in COUNTERS}
+
+
 @pytest.mark.parametrize(
-    "body",
+    ("body", "task_id", "row_stats"),
     [
-        {"ingestionStatsAndErrors": "weird"},
-        {"ingestionStatsAndErrors": {"taskId": "t", "payload": None}},
-        {"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": [1, 2], "unparseableEvents": 5}}},
-        {"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": {"totals": "x"}}}},
-        {"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": {"buildSegments": {"processed": "7"}}}}},
-        {"ingestionStatsAndErrors": {"taskId": "t", "payload": {"segmentsPublished": "many", "errorMsg": 0}}},
-        {"somethingElse": {"a": 1}},
+        # not a section: read as a bare payload that has no taskId and nothing usable
+        ({"ingestionStatsAndErrors": "weird"}, None, {}),
+        ({"ingestionStatsAndErrors": {"taskId": "t", "payload": None}}, "t", {}),
+        ({"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": [1, 2], "unparseableEvents": 5}}},
+         "t", {}),
+        ({"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": {"totals": "x"}}}}, "t", {}),
+        # a phase whose counter is not a number: the phase is kept, the counter reads 0
+        ({"ingestionStatsAndErrors": {"taskId": "t", "payload": {"rowStats": {"buildSegments": {"processed": "7"}}}}},
+         "t", {"buildSegments": ZEROS}),
+        ({"ingestionStatsAndErrors": {"taskId": "t", "payload": {"segmentsPublished": "many", "errorMsg": 0}}},
+         "t", {}),
+        ({"somethingElse": {"a": 1}}, None, {}),
     ],
 )
-def test_odd_shapes_degrade(body: dict) -> None:
+def test_odd_shapes_degrade(body: dict, task_id: str | None, row_stats: dict) -> None:
+    """Whatever the shape, a summary with nothing invented: unknown parts empty or None, and it still prints."""
     summary = parse_report(body)
-    if summary is not None:
-        summary.format()
-        summary.progress_line()
-        json.dumps(summary.to_dict())
+    assert summary is not None
+    assert summary.task_id == task_id
+    assert summary.row_stats == row_stats
+    assert summary.ingestion_state is None and summary.error_msg is None
+    assert summary.unparseable_samples == [] and summary.unparseable_total == 0
+    assert summary.segments_published is None and summary.segments_read is None
+    assert summary.records_processed is None and summary.segment_availability_confirmed is None
+    assert summary.totals() == ZEROS
+    text = summary.format()
+    assert text.startswith(f"Druid task {task_id or '?'} report: state=unknown") and "published=n/a" in text
+    assert ("no row stats" in text) == (not row_stats)
+    assert summary.progress_line() == ("no row stats yet" if not row_stats else
+                                       "processed=0 errors=0 unparseable=0 thrownAway=0")
+    assert ReportSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
 
 
 def test_unknown_keys_ignored_and_counters_filled() -> None:

@@ -72,3 +72,15 @@ def test_extras_map_to_config():
     assert (config.connect_timeout, config.read_timeout) == (3.0, 30.0)
     assert config.trusted_hosts == ("overlord-2:8090", "overlord-3:8090")
     assert config.console_task_url("t1").startswith("https://console.example.com/unified-console.html#tasks")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["overlord-2:8090;overlord-3:8090", " overlord-2:8090 ,, overlord-3:8090 ",
+     ["overlord-2:8090", " overlord-3:8090"]],
+)
+def test_trusted_hosts_extra_spellings_give_bare_host_ports(extra):
+    conn = Connection(conn_id="x", conn_type="druid_cluster", host="http://router:8888")
+    config = config_from_connection(conn, {"trusted_hosts": extra})
+    assert config.trusted_hosts == ("overlord-2:8090", "overlord-3:8090")
+    assert {("http", "overlord-3", 8090), ("https", "overlord-3", 8090)} <= config.trusted_netlocs()
