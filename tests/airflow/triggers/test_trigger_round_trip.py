@@ -38,6 +38,7 @@ TARGET: dict[str, Any] = {
     "segments_published": 3,
     "version_ceiling": "2024-05-01T00:00:09.000Z",
     "task_message": "No valid rows for range partitioning",
+    "rows_processed": 1234,
 }
 CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
     DruidTaskTrigger: {"druid_task_id": "index_parallel_wiki_x", "shutdown_on_kill": False, "log_progress": False,
