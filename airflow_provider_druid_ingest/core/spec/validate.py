@@ -17,6 +17,7 @@ from airflow_provider_druid_ingest.core.spec._json_check import check_json_value
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
+from airflow_provider_druid_ingest.core.spec.jackson import read_int
 
 __all__ = ["find_problems", "find_warnings", "validate_spec"]
 
@@ -47,15 +48,18 @@ def find_problems(spec: Any) -> list[SpecProblem]:
     c.unknown_keys(body, "spec", kk.SPEC_KEYS)
     data_schema = c.obj(body, "dataSchema", "spec.dataSchema")
     io_config = c.obj(body, "ioConfig", "spec.ioConfig")
-    tuning = c.obj(body, "tuningConfig", "spec.tuningConfig")
+    # tuningConfig is optional (null too): Druid applies the IndexTuningConfig/ParallelIndexTuningConfig defaults
+    given = body.get("tuningConfig") is not None
+    tuning = c.obj(body, "tuningConfig", "spec.tuningConfig", required=False) if given else None
+    tuning_ok = tuning is not None or not given
     # None = unknown (dataSchema or intervals already reported broken): skip cross-field interval checks
     intervals = _check_data_schema(data_schema, c) if data_schema is not None else None
     append = False
     if io_config is not None:
         append = check_io_config(io_config, task_type, intervals, c)
-    if tuning is not None:
+    if tuning_ok:
         check_tuning_config(tuning, task_type, intervals, append, c)
-        if data_schema is not None:
+        if data_schema is not None and tuning is not None:
             _check_query_vs_segment_granularity(data_schema, tuning, c)
     return c.problems
 
@@ -328,7 +332,8 @@ def _check_granularity(value: Any, path: str, c: Collector) -> None:
             return
         if kind == "duration":
             ms = value.get("duration")
-            if isinstance(ms, bool) or not isinstance(ms, int) or ms <= 0:
+            read = read_int(ms)
+            if not isinstance(read, int) or read <= 0:
                 c.add(f"{path}.duration", "must be a positive number of milliseconds", value=ms, valid="e.g. 3600000")
             return
     c.add(path, "unknown granularity", value=value, valid=_GRANULARITY_VALID)
