@@ -17,6 +17,7 @@ from airflow.sdk.exceptions import AirflowFailException
 
 from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
 from airflow_provider_druid_ingest.core.errors import SpecValidationError
+from airflow_provider_druid_ingest.core.spec.preflight import Preflight, check_preflight
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
 
@@ -50,6 +51,10 @@ class DruidSpecOperator(BaseOperator):
         bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
         stored hours outside the run's interval are lost. Refused by default (README "Non-UTC schedules");
         with it the loss is logged as a warning.
+    :param preflight: ``"fail"`` (default) refuses a spec pre-flight finds wrong, before any HTTP; ``"warn"``
+        (the escape hatch when Druid accepts the spec and the check is wrong) logs every problem as a warning
+        and submits the spec as is. A spec without a datasource, with unparseable intervals or non-JSON values
+        stays refused (core ``build_plan``).
     """
 
     template_fields: Sequence[str] = ("spec", "datasource", "intervals", "input_locations", "idempotency_key")
@@ -69,10 +74,12 @@ class DruidSpecOperator(BaseOperator):
         druid_conn_id: str = DruidHook.default_conn_name,
         retry: RetryPolicy | None = None,
         allow_unaligned: bool = False,
+        preflight: Preflight = "fail",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
+        self.preflight = check_preflight(preflight)  # a typo fails at DAG parse, not at the run
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -137,6 +144,7 @@ class DruidSpecOperator(BaseOperator):
                 input_locations=as_list(self.input_locations),
                 idempotency_key=self.idempotency_key or None,
                 allow_unaligned=self.allow_unaligned,
+                preflight=self.preflight,
             )
         except SpecValidationError as exc:
             raise AirflowFailException(str(exc)) from None

@@ -18,6 +18,7 @@ from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bar
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
 from airflow_provider_druid_ingest.core.spec.jackson import read_int
+from airflow_provider_druid_ingest.core.spec.preflight import PREFLIGHT_HINT
 
 __all__ = ["find_problems", "find_warnings", "validate_spec"]
 
@@ -95,7 +96,7 @@ def validate_spec(spec: Any) -> None:
     """Raise :class:`SpecValidationError` listing every problem, or return quietly if there are none."""
     problems = find_problems(spec)
     if problems:
-        raise SpecValidationError(problems)
+        raise SpecValidationError(problems, PREFLIGHT_HINT)
 
 
 def find_warnings(spec: Any) -> list[SpecProblem]:

@@ -169,3 +169,26 @@ def test_allow_unaligned_submits_and_keeps_the_loss_in_the_plans_warnings(druid_
     assert any("not aligned" in w and "24 hours" in w for w in op.plan(_berlin_context(24)).warnings)
     op.execute(_berlin_context(24))
     assert len(posts(druid_conn)) == 1
+
+
+# ---- the pre-flight escape hatch (issue 18) ------------------------------------------------------------------
+
+
+def test_a_preflight_refusal_names_the_hatch_and_preflight_warn_submits_as_is(druid_conn):
+    typo = spec()
+    typo["spec"]["ioConfig"]["dropExisitng"] = True  # Druid ignores the key; pre-flight refuses it
+    context = {"ti": FakeTI()}
+    with pytest.raises(AirflowFailException) as info:
+        DruidIngestOperator(task_id="i", spec=typo, deferrable=False, **FAST).execute(context)
+    assert "pass preflight='warn'" in str(info.value).splitlines()[-1]
+    assert posts(druid_conn) == []
+    op = DruidIngestOperator(task_id="i", spec=typo, deferrable=False, preflight="warn", **FAST)
+    assert any("spec.ioConfig.dropExisitng" in w for w in op.plan({"ti": FakeTI()}).warnings)
+    op.execute({"ti": FakeTI()})
+    [post] = posts(druid_conn)
+    assert post.json["spec"]["ioConfig"]["dropExisitng"] is True  # submitted as is
+
+
+def test_an_unknown_preflight_value_fails_at_dag_parse():
+    with pytest.raises(ValueError, match="preflight must be"):
+        DruidIngestOperator(task_id="i", spec=spec(), preflight="skip", **FAST)
