@@ -18,6 +18,7 @@ from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bar
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
 from airflow_provider_druid_ingest.core.spec.jackson import read_int
+from airflow_provider_druid_ingest.core.spec.kinds import other_kind_problem
 from airflow_provider_druid_ingest.core.spec.preflight import PREFLIGHT_HINT
 
 __all__ = ["find_problems", "find_warnings", "validate_spec"]
@@ -34,6 +35,9 @@ def find_problems(spec: Any) -> list[SpecProblem]:
     if not isinstance(spec, dict):
         c.add("$", f"the task must be a JSON object, not {json_type(spec)}", valid='{"type": "index_parallel", ...}')
         return c.problems
+    other = other_kind_problem(spec)  # a supervisor, compact/kill/hadoop task, or the removed firehose shape
+    if other is not None:
+        return [other]
     if is_bare_spec(spec):  # report the wrapper once, then the content under the paths it will have
         c.add("$", "is a bare ingestion spec, not a task", valid='{"type": "index_parallel", "spec": <this spec>}')
         return c.problems + find_problems(as_task_shape(spec))
@@ -118,11 +122,6 @@ def find_warnings(spec: Any) -> list[SpecProblem]:
                 warnings.append(
                     SpecProblem(f"spec.tuningConfig.{key}", "is deprecated", value=tuning[key], valid=replacement)
                 )
-    io_config = _dig(spec, "spec", "ioConfig")
-    if isinstance(io_config, dict) and "firehose" in io_config:
-        warnings.append(
-            SpecProblem("spec.ioConfig.firehose", "firehoses were removed in Druid 26+", valid="inputSource")
-        )
     return warnings
 
 

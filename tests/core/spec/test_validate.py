@@ -88,7 +88,7 @@ GS = "spec.dataSchema.granularitySpec"
 MALFORMED: list[tuple[str, Any, str, str]] = [
     ("not-a-dict", ["index_parallel"], "$", "index_parallel"),
     ("missing-type", mutated(("type", DELETE)), "type", "index_parallel or index"),
-    ("bad-type", mutated(("type", "index_hadoop")), "type", "index_parallel or index"),
+    ("bad-type", mutated(("type", "index_parallle")), "type", "index_parallel or index"),
     ("missing-spec", mutated(("spec", DELETE)), "spec", "a JSON object"),
     ("spec-not-object", mutated(("spec", "x")), "spec", "a JSON object"),
     ("missing-dataSchema", mutated((f"{DS}", DELETE)), DS, "a JSON object"),
