@@ -13,6 +13,7 @@ from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidatio
 from airflow_provider_druid_ingest.core.ids import ID_RULES, MAX_ID_LENGTH, druid_id_problem
 from airflow_provider_druid_ingest.core.spec import known_keys as kk
 from airflow_provider_druid_ingest.core.spec._collect import Collector, json_type
+from airflow_provider_druid_ingest.core.spec._deprecations import legacy_tuning_warnings
 from airflow_provider_druid_ingest.core.spec._json_check import check_json_values
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
@@ -117,11 +118,7 @@ def find_warnings(spec: Any) -> list[SpecProblem]:
                     valid="remove it, or see the batch keys in Druid's native-batch tuningConfig docs",
                 )
             )
-        for key, replacement in sorted(kk.DEPRECATED_TUNING_KEYS.items()):
-            if key in tuning:
-                warnings.append(
-                    SpecProblem(f"spec.tuningConfig.{key}", "is deprecated", value=tuning[key], valid=replacement)
-                )
+        warnings.extend(legacy_tuning_warnings(tuning))  # only where Druid ignores the key
     return warnings
 
 
