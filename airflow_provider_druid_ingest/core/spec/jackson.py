@@ -6,12 +6,17 @@ Druid does, or it refuses specs Druid runs (issue 18). The rules (druid-contract
 
 - ``null`` is the same as absent: Druid's config constructors take boxed ``@Nullable`` arguments and apply the
   default when they get null (and Jackson gives a primitive its zero value for null).
+- strings are trimmed first; for the boxed (``Boolean``/``Integer``/``Long``) fields Druid's constructors take,
+  an empty string and the text ``"null"`` read as null.
 - booleans: JSON true/false; the strings ``"true"``/``"false"`` (also ``True``/``TRUE`` ...); JSON integers
   (0 is false, any other is true: Jackson's legacy int-to-boolean coercion). ``"1"``/``"yes"`` are refused
   ("only true or false recognized").
 - integers: JSON integers; JSON floats (truncated: ``ACCEPT_FLOAT_AS_INT`` is on by default); strings holding
   a decimal integer (``"4"``, parsed with ``parseInt``/``parseLong``, so ``"4.0"`` is refused). A JSON boolean is
   not an integer.
+
+Druid's ``DefaultObjectMapper`` only turns off ``FAIL_ON_UNKNOWN_PROPERTIES`` and auto-detection; it leaves
+these coercion defaults as Jackson ships them.
 """
 
 from __future__ import annotations
@@ -43,6 +48,12 @@ class Invalid:
 INVALID: Final = Invalid()
 
 
+def _text(value: str) -> str | None:
+    """Java's ``trim`` (chars <= U+0020), with "" and "null" as None (a boxed field reads them as null)."""
+    text = value.strip("".join(chr(c) for c in range(33)))
+    return None if text in ("", "null") else text
+
+
 def read_bool(value: Any) -> bool | Invalid | None:
     """The boolean Druid reads from ``value``: None when absent/null, :data:`INVALID` when Jackson refuses it."""
     if value is None or isinstance(value, bool):
@@ -50,9 +61,12 @@ def read_bool(value: Any) -> bool | Invalid | None:
     if isinstance(value, int):
         return value != 0
     if isinstance(value, str):
-        if value in _TRUE:
+        text = _text(value)
+        if text is None:
+            return None
+        if text in _TRUE:
             return True
-        if value in _FALSE:
+        if text in _FALSE:
             return False
     return INVALID
 
@@ -67,8 +81,12 @@ def read_int(value: Any) -> int | Invalid | None:
         return value
     if isinstance(value, float):
         return int(value) if value == value and abs(value) != float("inf") else INVALID
-    if isinstance(value, str) and _INT_TEXT.fullmatch(value):
-        return int(value)
+    if isinstance(value, str):
+        text = _text(value)
+        if text is None:
+            return None
+        if _INT_TEXT.fullmatch(text):
+            return int(text)
     return INVALID
 
 

@@ -23,7 +23,8 @@ GS = "spec.dataSchema.granularitySpec"
 @pytest.mark.parametrize(
     ("value", "expected"),
     [(True, True), (False, False), ("true", True), ("false", False), ("TRUE", True), ("False", False),
-     (1, True), (0, False), (None, None), ("1", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID)],
+     (1, True), (0, False), (None, None), (" true ", True), ("", None), ("null", None),
+     ("1", INVALID), ("0", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID)],
 )
 def test_read_bool_follows_jackson(value: Any, expected: Any) -> None:
     assert read_bool(value) is expected
@@ -31,8 +32,8 @@ def test_read_bool_follows_jackson(value: Any, expected: Any) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(4, 4), ("4", 4), ("-3", -3), (4.0, 4), (2.9, 2), (None, None), ("4.0", INVALID), ("", INVALID),
-     (" 4", INVALID), (True, INVALID), ([4], INVALID), (float("nan"), INVALID)],
+    [(4, 4), ("4", 4), ("-3", -3), (" 4 ", 4), (4.0, 4), (2.9, 2), (None, None), ("", None), ("null", None),
+     ("4.0", INVALID), ("four", INVALID), (True, INVALID), ([4], INVALID), (float("nan"), INVALID)],
 )
 def test_read_int_follows_jackson(value: Any, expected: Any) -> None:
     assert read_int(value) == expected if expected is not INVALID else read_int(value) is INVALID
