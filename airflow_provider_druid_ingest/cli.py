@@ -1,7 +1,7 @@
 """``druid-ingest`` (also ``python -m airflow_provider_druid_ingest``): an operator's command line over the core.
 
     druid-ingest validate SPEC [--interval I ...] [--input LOC ...] [--datasource DS] [--var K=V ...]
-                          [--allow-unaligned]
+                          [--allow-unaligned] [--preflight fail|warn]
     druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest check-dags --dags FOLDER [--url URL]
@@ -50,11 +50,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         plan = build_plan(args.spec, datasource=args.datasource, intervals=args.interval or None,
                           input_locations=args.input or None, variables=variables or None,
-                          allow_unaligned=args.allow_unaligned)
+                          allow_unaligned=args.allow_unaligned, preflight=args.preflight)
     except SpecValidationError as exc:
         lines = [f"error: {p}" for p in exc.problems]
         lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
-        _emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems]}, lines)
+        if exc.hint:
+            lines.append(exc.hint.replace("preflight='warn' (CLI: validate --preflight warn)", "--preflight warn"))
+        _emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems], "hint": exc.hint}, lines)
         return 1
     lines = [f"warning: {w}" for w in plan.warnings]
     lines += [f"ok: {plan.describe()}", f"task slots at peak: {plan.peak_slots}", f"task id: {plan.base_task_id}"]
@@ -184,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--allow-unaligned", action="store_true",
                    help="accept a replace whose intervals are not on segmentGranularity buckets (data outside the "
                         "intervals in those buckets is lost): a warning instead of an error")
+    v.add_argument("--preflight", choices=("fail", "warn"), default="fail",
+                   help="warn: report every pre-flight problem as a warning and accept the spec as is (the escape "
+                        "hatch when Druid accepts a spec the check refuses; default fail)")
     v.set_defaults(func=cmd_validate)
     p = command("pool", "size an Airflow or Dagster pool from Druid's task slots (never one the cluster cannot "
                         "serve)")

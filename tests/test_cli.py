@@ -154,3 +154,15 @@ def test_validate_allow_unaligned_warns_and_exits_zero(tmp_path: Path, capsys) -
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] is True and any("not aligned" in w and "23 hours" in w for w in data["warnings"])
+
+
+def test_validate_refusal_names_the_preflight_hatch_and_warn_accepts(tmp_path: Path, capsys) -> None:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["ioConfig"]["dropExisitng"] = True  # Druid ignores it: pre-flight refuses, the hatch submits
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(spec))
+    assert main(["validate", str(path), "--interval", DAY]) == 1
+    assert "--preflight warn" in capsys.readouterr().out.splitlines()[-1]
+    assert main(["validate", str(path), "--interval", DAY, "--preflight", "warn", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and any("spec.ioConfig.dropExisitng" in w for w in data["warnings"])

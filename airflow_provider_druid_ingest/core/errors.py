@@ -223,12 +223,15 @@ class DruidWaitTimeoutError(DruidError):
 
 
 class SpecValidationError(ValueError):
-    """A spec failed pre-flight validation. ``problems`` lists every problem found, each naming its path."""
+    """A spec failed pre-flight validation. ``problems`` lists every problem found, each naming its path;
+    ``hint`` (the last line of the message) says what to do if the check itself is wrong."""
 
-    def __init__(self, problems: list[SpecProblem]) -> None:
+    def __init__(self, problems: list[SpecProblem], hint: str | None = None) -> None:
         self.problems = problems
+        self.hint = hint
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"invalid Druid ingestion spec ({len(problems)} problem(s)):\n{lines}")
+        tail = f"\n{hint}" if hint else ""
+        super().__init__(f"invalid Druid ingestion spec ({len(problems)} problem(s)):\n{lines}{tail}")
 
 
 class SpecProblem:

@@ -14,9 +14,10 @@ from typing import Any
 
 from .errors import SpecValidationError
 from .ids import base_task_id, canonical_json
-from .spec import find_warnings, render_spec, spec_facts, validate_spec
+from .spec import find_problems, find_warnings, render_spec, spec_facts
 from .spec.alignment import alignment_findings
 from .spec.facts import IngestionMode
+from .spec.preflight import FATAL_HINT, PREFLIGHT_HINT, Preflight, check_preflight, fatal_problems
 from .spec.render import TemplateSource
 
 __all__ = ["IngestionPlan", "build_plan"]
@@ -64,20 +65,36 @@ def build_plan(
     idempotency_key: str | None = None,
     id_prefix: str = "ingest",
     allow_unaligned: bool = False,
+    preflight: Preflight = "fail",
 ) -> IngestionPlan:
     """Render ``template`` with the per-run values, validate it (SpecValidationError listing every problem, with
     its JSON path, before any HTTP) and derive the plan. JSON text, a ``.json`` path and Jinja text are all read
     by the one loader (``spec.render.load_template``).
 
     A replace whose intervals are not on ``segmentGranularity`` bucket boundaries is refused (it would overwrite
-    the rest of each bucket it touches: ``spec.alignment``); ``allow_unaligned=True`` makes that a warning."""
+    the rest of each bucket it touches: ``spec.alignment``); ``allow_unaligned=True`` makes that a warning.
+
+    ``preflight="warn"`` is the escape hatch for a check that is wrong about Druid: every pre-flight problem
+    becomes a warning in :attr:`IngestionPlan.warnings` and the spec is submitted as is. It does not lift the
+    problems this package's own code cannot work around (``spec.preflight.fatal_problems``: a value with no JSON
+    form, no datasource, intervals that do not parse), nor an unaligned replace (that is ``allow_unaligned``)."""
+    preflight = check_preflight(preflight)
     spec = render_spec(
         template, datasource=datasource, intervals=intervals, input_locations=input_locations, variables=variables
     )
-    validate_spec(spec)
+    problems = find_problems(spec)
+    if problems and preflight == "fail":
+        raise SpecValidationError(problems, PREFLIGHT_HINT)
+    fatal = fatal_problems(spec) if problems else []
+    if fatal:
+        raise SpecValidationError(fatal, FATAL_HINT)
     unaligned, notes = alignment_findings(spec)
     if unaligned and not allow_unaligned:
-        raise SpecValidationError(unaligned)
+        raise SpecValidationError(
+            unaligned, "preflight='warn' does not lift this (it is a certain loss, not a doubt about Druid's rules): "
+            "pass allow_unaligned=True (CLI: --allow-unaligned) to accept it."
+        )
+    overridden = [f"pre-flight (preflight='warn', submitted anyway): {p}" for p in problems]
     facts = spec_facts(spec)
     ds = facts.datasource or ""
     return IngestionPlan(
@@ -87,5 +104,5 @@ def build_plan(
         mode=facts.ingestion_mode,
         peak_slots=facts.task_slots,
         base_task_id=base_task_id(spec, ds, list(facts.intervals), idempotency_key or None, id_prefix),
-        warnings=tuple(str(w) for w in [*find_warnings(spec), *unaligned, *notes]),
+        warnings=(*overridden, *(str(w) for w in [*find_warnings(spec), *unaligned, *notes])),
     )

@@ -17,6 +17,7 @@ import dagster as dg
 
 from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
 from airflow_provider_druid_ingest.core.plan import IngestionPlan
+from airflow_provider_druid_ingest.core.spec.preflight import Preflight, check_preflight
 from airflow_provider_druid_ingest.core.spec.render import TemplateSource
 
 from .checks import CHECK_NAME, handoff_check
@@ -103,6 +104,7 @@ def druid_daily_asset(
     description: str | None = None,
     timezone: str = "UTC",
     allow_unaligned: bool = False,
+    preflight: Preflight = "fail",
 ) -> DruidDailyAsset:
     """A daily (UTC) partitioned asset ingesting ``spec`` into Druid, one partition per Druid interval.
 
@@ -125,9 +127,12 @@ def druid_daily_asset(
         or a period granularity in that zone, or the definitions fail to load (README "Non-UTC schedules")
     :param allow_unaligned: accept a replace whose partition windows are not on segmentGranularity buckets
         (the rest of each bucket is overwritten: data loss) as a warning instead of refusing it
+    :param preflight: ``"warn"``: the escape hatch when Druid accepts a spec pre-flight refuses; every problem
+        becomes a plan warning (step log and metadata) and the spec is submitted as is (core ``build_plan``)
     """
     partitions_def = daily_partitions(start_date, end_date, end_offset, timezone)
-    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned)
+    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned,
+                            check_preflight(preflight))
     plan = template.check_at_load(partitions_def.start.strftime("%Y-%m-%d"))  # a bad spec fails at load
     options = WaitOptions(task_timeout, handoff_timeout, on_never, allow_empty, shutdown_on_terminate,
                           shutdown_on_timeout)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import dagster as dg
 
 from airflow_provider_druid_ingest.core.errors import DruidError
+from airflow_provider_druid_ingest.core.spec.preflight import Preflight, check_preflight
 from airflow_provider_druid_ingest.core.spec.render import TemplateSource
 
 from .assets import DEFAULT_POOL
@@ -42,12 +43,13 @@ def druid_ingest_ops(
     resource_key: str = "druid",
     options: WaitOptions | None = None,
     allow_unaligned: bool = False,
+    preflight: Preflight = "fail",
 ) -> DruidIngestOps:
     """``<name>_submit`` (outputs the Druid task id) and ``<name>_wait`` (input ``druid_task_id``), for a job
     with daily partitions. Both plan the partition the same way (no HTTP); only submit sends the spec.
-    ``allow_unaligned``: see :func:`~.assets.druid_daily_asset`."""
+    ``allow_unaligned``, ``preflight``: see :func:`~.assets.druid_daily_asset`."""
     template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key,
-                            allow_unaligned=allow_unaligned)
+                            allow_unaligned=allow_unaligned, preflight=check_preflight(preflight))
     wait_options = options or WaitOptions()
 
     @dg.op(name=f"{name}_submit", pool=pool, required_resource_keys={resource_key},
@@ -107,16 +109,18 @@ def druid_daily_job(
     tags: dict[str, str] | None = None,
     timezone: str = "UTC",
     allow_unaligned: bool = False,
+    preflight: Preflight = "fail",
 ) -> dg.JobDefinition:
     """A daily (UTC unless ``timezone``) partitioned job ``submit -> wait`` (``dagster job execute -j <name> --tags
     '{"dagster/partition": "2026-11-01"}'``, or ``build_schedule_from_partitioned_job``). ``timezone`` and
-    ``allow_unaligned``: see :func:`~.assets.druid_daily_asset`."""
+    ``allow_unaligned``, ``preflight``: see :func:`~.assets.druid_daily_asset`."""
     partitions_def = daily_partitions(start_date, end_date, timezone=timezone)
-    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned)
+    template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned,
+                            check_preflight(preflight))
     template.check_at_load(partitions_def.start.strftime("%Y-%m-%d"))  # a bad or unaligned spec fails at load
     ops = druid_ingest_ops(name, spec, input_locations=input_locations, datasource=datasource,
                            idempotency_key=idempotency_key, pool=pool, resource_key=resource_key, options=options,
-                           allow_unaligned=allow_unaligned)
+                           allow_unaligned=allow_unaligned, preflight=preflight)
 
     @dg.job(name=name, partitions_def=partitions_def, tags=tags)
     def ingest_job() -> None:

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import dagster as dg
 
 from airflow_provider_druid_ingest.core.plan import IngestionPlan, build_plan
+from airflow_provider_druid_ingest.core.spec.preflight import Preflight
 from airflow_provider_druid_ingest.core.spec.render import TemplateSource
 
 __all__ = ["PartitionWindow", "SpecTemplate", "daily_partitions", "druid_interval", "probe_days"]
@@ -96,6 +97,8 @@ class SpecTemplate:
     #: the partitions' time zone (``of_day``) and the opt-in that accepts an unaligned replace (core ``build_plan``)
     timezone: str = "UTC"
     allow_unaligned: bool = False
+    #: "warn": pre-flight problems become plan warnings and the spec is submitted as is (core ``build_plan``)
+    preflight: Preflight = "fail"
 
     def plan(self, window: PartitionWindow, idempotency_key: str | None = None) -> IngestionPlan:
         """The core plan for one partition (rendered and validated; no HTTP). ``idempotency_key`` (a run's)
@@ -106,7 +109,7 @@ class SpecTemplate:
         return build_plan(
             self.spec, datasource=self.datasource, intervals=[window.interval], input_locations=locations,
             variables=jinja, idempotency_key=idempotency_key or self.idempotency_key,
-            allow_unaligned=self.allow_unaligned,
+            allow_unaligned=self.allow_unaligned, preflight=self.preflight,
         )
 
     def plan_day(self, key: str, idempotency_key: str | None = None) -> IngestionPlan:

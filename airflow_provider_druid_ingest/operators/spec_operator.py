@@ -18,6 +18,7 @@ from airflow.sdk.exceptions import AirflowFailException
 
 from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
 from airflow_provider_druid_ingest.core.errors import SpecValidationError
+from airflow_provider_druid_ingest.core.spec.preflight import Preflight, check_preflight
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
 
@@ -54,6 +55,10 @@ class DruidSpecOperator(BaseOperator):
     :param allow_empty: an empty interval is intended (a holiday). By default a ``dropExisting`` replace first
         probes its input through Druid's sampler (one POST before the submit) and fails, submitting nothing, when
         it reads no row: Druid would replace the interval's data with tombstones. True: no probe.
+    :param preflight: ``"fail"`` (default) refuses a spec pre-flight finds wrong, before any HTTP; ``"warn"``
+        (the escape hatch when Druid accepts the spec and the check is wrong) logs every problem as a warning
+        and submits the spec as is. A spec without a datasource, with unparseable intervals or non-JSON values
+        stays refused (core ``build_plan``).
     """
 
     template_fields: Sequence[str] = ("spec", "datasource", "intervals", "input_locations", "idempotency_key")
@@ -74,11 +79,13 @@ class DruidSpecOperator(BaseOperator):
         retry: RetryPolicy | None = None,
         allow_unaligned: bool = False,
         allow_empty: bool = False,
+        preflight: Preflight = "fail",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
         self.allow_empty = allow_empty
+        self.preflight = check_preflight(preflight)  # a typo fails at DAG parse, not at the run
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -143,6 +150,7 @@ class DruidSpecOperator(BaseOperator):
                 input_locations=as_list(self.input_locations),
                 idempotency_key=self.idempotency_key or None,
                 allow_unaligned=self.allow_unaligned,
+                preflight=self.preflight,
             )
         except SpecValidationError as exc:
             raise AirflowFailException(str(exc)) from None

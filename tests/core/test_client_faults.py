@@ -120,7 +120,7 @@ MALFORMED = [
     lambda s: s.update(type="index_hadoop_typo"),
     lambda s: s["spec"].pop("dataSchema"),
     lambda s: s["spec"].pop("ioConfig"),
-    lambda s: s["spec"].pop("tuningConfig"),
+    lambda s: s["spec"].update(tuningConfig="dynamic"),  # absent is fine (Druid defaults it); a string is not
     lambda s: s["spec"]["dataSchema"].update(dataSource=""),
     lambda s: s["spec"]["dataSchema"].update(dataSource="a/b"),
     lambda s: s["spec"]["dataSchema"].pop("timestampSpec"),

@@ -78,3 +78,14 @@ def test_partition_window_of_a_local_day() -> None:
     window = PartitionWindow.of_day("2026-10-25", "Europe/Berlin")
     assert window.interval == "2026-10-24T22:00:00Z/2026-10-25T23:00:00Z"
     assert PartitionWindow.of_day("2026-10-25").interval == "2026-10-25T00:00:00Z/2026-10-26T00:00:00Z"
+
+
+def test_preflight_warn_loads_a_refused_spec_and_keeps_the_problems_as_warnings(spec) -> None:
+    typo = spec()
+    typo["spec"]["ioConfig"]["dropExisitng"] = True
+    with pytest.raises(SpecValidationError, match="pass preflight='warn'"):
+        druid_daily_asset(typo, start_date="2026-10-24", datasource="dg_typo")
+    asset = druid_daily_asset(typo, start_date="2026-10-24", datasource="dg_typo", preflight="warn")
+    assert any("spec.ioConfig.dropExisitng" in w for w in asset.plan.warnings)
+    assert asset.plan.spec["spec"]["ioConfig"]["dropExisitng"] is True
+    druid_daily_job("typo_job", typo, start_date="2026-10-24", preflight="warn")

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from airflow_provider_druid_ingest.core.errors import SpecProblem
+from airflow_provider_druid_ingest.core.spec.jackson import Invalid, read_bool, read_int
 
 
 def json_type(value: Any) -> str:
@@ -52,22 +53,24 @@ class Collector:
         return value
 
     def boolean(self, parent: dict[str, Any], key: str, path: str) -> bool | None:
-        """``parent[key]`` if it is a JSON boolean; a problem if present but not one (``"true"`` is not)."""
-        if key not in parent:
-            return None
-        value = parent[key]
-        if not isinstance(value, bool):
-            self.add(path, f"must be a boolean, not {json_type(value)}", value=value, valid="true or false")
+        """``parent[key]`` read as Druid's Jackson reads a boolean (``"true"`` is true, null is absent);
+        a problem if Jackson would refuse it (``"1"``, ``"yes"``, an object)."""
+        value = read_bool(parent.get(key))
+        if isinstance(value, Invalid):
+            got = parent[key]
+            self.add(path, f"must be a boolean, not {json_type(got)}", value=got,
+                     valid='true or false (Druid also reads the strings "true"/"false")')
             return None
         return value
 
     def positive_int(self, parent: dict[str, Any], key: str, path: str) -> int | None:
-        """``parent[key]`` if it is an integer >= 1 (booleans excluded)."""
-        if key not in parent:
+        """``parent[key]`` read as Druid's Jackson reads an int (``"4"`` and ``4.0`` are 4, null is absent);
+        a problem unless it is >= 1."""
+        value = read_int(parent.get(key))
+        if value is None:
             return None
-        value = parent[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            self.add(path, "must be a positive integer", value=value, valid="an integer >= 1")
+        if isinstance(value, Invalid) or value < 1:
+            self.add(path, "must be a positive integer", value=parent[key], valid="an integer >= 1")
             return None
         return value
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from airflow_provider_druid_ingest.core.spec import known_keys as kk
 from airflow_provider_druid_ingest.core.spec._collect import Collector, json_type
+from airflow_provider_druid_ingest.core.spec.jackson import Invalid, read_int
 
 _INTERVALS_PATH = "spec.dataSchema.granularitySpec.intervals"
 
@@ -75,12 +76,18 @@ def check_io_config(io: dict[str, Any], task_type: str | None, intervals: list[A
 
 
 def check_tuning_config(
-    tuning: dict[str, Any], task_type: str | None, intervals: list[Any] | None, append: bool, c: Collector
+    tuning: dict[str, Any] | None, task_type: str | None, intervals: list[Any] | None, append: bool, c: Collector
 ) -> None:
-    """Check ``spec.tuningConfig``: type, subtask counts, partitionsSpec and the perfect-rollup rules."""
+    """Check ``spec.tuningConfig``: type, subtask counts, partitionsSpec and the perfect-rollup rules.
+
+    ``tuning`` None means absent (or null): Druid then uses the tuningConfig defaults (no perfect rollup, a
+    dynamic partitionsSpec), and the cross-field rules still run against those defaults."""
     path = "spec.tuningConfig"
-    c.unknown_keys(tuning, path, kk.TUNING_CONFIG_KEYS, ignore=kk.STREAMING_ONLY_TUNING_KEYS)
-    _check_section_type(tuning, path, task_type, c)
+    if tuning is None:
+        tuning = {}
+    else:
+        c.unknown_keys(tuning, path, kk.TUNING_CONFIG_KEYS, ignore=kk.STREAMING_ONLY_TUNING_KEYS)
+        _check_section_type(tuning, path, task_type, c)
     for key in ("maxNumConcurrentSubTasks", "maxNumSubTasks", "maxNumSegmentsToMerge", "totalNumMergeTasks"):
         c.positive_int(tuning, key, f"{path}.{key}")
     if "maxNumSubTasks" in tuning and "maxNumConcurrentSubTasks" in tuning:
@@ -91,17 +98,15 @@ def check_tuning_config(
             valid="only maxNumConcurrentSubTasks (maxNumSubTasks is deprecated)",
         )
     rollup = c.boolean(tuning, "forceGuaranteedRollup", f"{path}.forceGuaranteedRollup")
-    partitions = c.obj(tuning, "partitionsSpec", f"{path}.partitionsSpec", required=False)
+    partitions = None
+    if tuning.get("partitionsSpec") is not None:  # null is absent: Druid applies its default
+        partitions = c.obj(tuning, "partitionsSpec", f"{path}.partitionsSpec", required=False)
+    # absent partitionsSpec: Druid defaults to hashed under perfect rollup and to dynamic otherwise
+    # (IndexTuningConfig.getGivenOrDefaultPartitionsSpec), so both rollup rules below hold by construction
     ps_type = _check_partitions_spec(partitions, c) if partitions is not None else None
     ps_path = f"{path}.partitionsSpec"
     if rollup:
-        if partitions is None:
-            c.add(
-                ps_path,
-                "is required when forceGuaranteedRollup is true",
-                valid="a partitionsSpec of type " + ", ".join(kk.PERFECT_ROLLUP_PARTITIONS),
-            )
-        elif ps_type is not None and ps_type not in kk.PERFECT_ROLLUP_PARTITIONS:
+        if ps_type is not None and ps_type not in kk.PERFECT_ROLLUP_PARTITIONS:
             c.add(
                 f"{ps_path}.type",
                 f"{ps_type} cannot be used for perfect rollup (forceGuaranteedRollup: true)",
@@ -185,7 +190,8 @@ def _check_partitions_spec(ps: dict[str, Any], c: Collector) -> str | None:
         )
     for key in ("targetRowsPerSegment", "maxRowsPerSegment", "numShards"):
         value = ps.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        read = read_int(value)
+        if isinstance(read, Invalid) or (read is not None and read < 1):
             c.add(
                 f"{path}.{key}",
                 f"must be a positive integer, not {json_type(value)} {value!r}",

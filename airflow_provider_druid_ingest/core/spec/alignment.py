@@ -17,6 +17,7 @@ from airflow_provider_druid_ingest.core.errors import SpecProblem
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
 from airflow_provider_druid_ingest.core.spec.buckets import ALL, Buckets, Unreadable, buckets_of
 from airflow_provider_druid_ingest.core.spec.intervals import parse_interval
+from airflow_provider_druid_ingest.core.spec.jackson import truthy
 
 __all__ = ["OPT_IN", "alignment_findings", "finest_aligning", "fmt_span", "fmt_window", "lost_text"]
 
@@ -150,7 +151,7 @@ def alignment_findings(spec: Any) -> tuple[list[SpecProblem], list[SpecProblem]]
     hours outside the spec's intervals; a note when the granularity is one this check cannot evaluate.
     Appends and specs without intervals (Druid buckets what the data holds) are never refused."""
     spec = as_task_shape(spec)
-    if _dig(spec, "spec", "ioConfig", "appendToExisting") is True:
+    if truthy(_dig(spec, "spec", "ioConfig", "appendToExisting")):  # read as Druid reads it: "true" appends
         return [], []
     gs = _dig(spec, "spec", "dataSchema", "granularitySpec")
     if not isinstance(gs, dict) or str(gs.get("type", "uniform")).lower() != "uniform":

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
+from airflow_provider_druid_ingest.core.spec.jackson import read_int, truthy
 from airflow_provider_druid_ingest.core.spec.known_keys import NON_SPLITTABLE_INPUT_SOURCES
 
 __all__ = ["IngestionMode", "SpecFacts", "spec_facts", "task_slots"]
@@ -45,7 +46,8 @@ def _section(spec: Any, *keys: str) -> dict[str, Any]:
 
 
 def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+    read = read_int(value)  # as Druid's Jackson reads it: "4" and 4.0 are 4
+    return read if isinstance(read, int) else default
 
 
 def spec_facts(spec: dict[str, Any]) -> SpecFacts:
@@ -58,8 +60,8 @@ def spec_facts(spec: dict[str, Any]) -> SpecFacts:
     intervals = _section(data_schema, "granularitySpec").get("intervals")
     source_type = _section(io_config, "inputSource").get("type")
     partitions_type = _section(tuning, "partitionsSpec").get("type")
-    append = io_config.get("appendToExisting") is True
-    drop = io_config.get("dropExisting") is True
+    append = truthy(io_config.get("appendToExisting"))  # "true" is an append, as Druid reads it
+    drop = truthy(io_config.get("dropExisting"))
     mode: IngestionMode = "APPEND" if append else "REPLACE" if drop else "REPLACE_LEGACY"
     k = _int(tuning.get("maxNumConcurrentSubTasks"), _int(tuning.get("maxNumSubTasks"), 1))
     splittable = isinstance(source_type, str) and source_type not in NON_SPLITTABLE_INPUT_SOURCES
@@ -74,7 +76,7 @@ def spec_facts(spec: dict[str, Any]) -> SpecFacts:
         append=append,
         drop_existing=drop,
         ingestion_mode=mode,
-        forces_rollup=tuning.get("forceGuaranteedRollup") is True,
+        forces_rollup=truthy(tuning.get("forceGuaranteedRollup")),
         partitions_type=partitions_type if isinstance(partitions_type, str) else None,
         max_subtasks=k,
         parallel=parallel,

@@ -129,7 +129,8 @@ STREAMING_ONLY_TUNING_KEYS: frozenset[str] = frozenset(
     }
 )
 
-#: tuningConfig keys Druid still reads but documents as deprecated (warnings, with the replacement)
+#: tuningConfig keys Druid still reads but documents as deprecated, with the replacement. Pre-flight warns only
+#: where Druid ignores one (``_deprecations``): otherwise it maps onto the default partitionsSpec unchanged
 DEPRECATED_TUNING_KEYS: dict[str, str] = {
     "maxNumSubTasks": "maxNumConcurrentSubTasks",
     "numShards": "partitionsSpec {type: hashed, numShards}",

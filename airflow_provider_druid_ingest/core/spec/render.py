@@ -18,6 +18,7 @@ from jinja2 import Environment, StrictUndefined, TemplateSyntaxError, Undefined,
 
 from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidationError
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape
+from airflow_provider_druid_ingest.core.spec.preflight import RENDER_HINT
 
 __all__ = [
     "CLOUD_SCHEMES",
@@ -49,7 +50,7 @@ _SOURCE_PATH = "spec.ioConfig.inputSource"
 
 
 def _fail(path: str, message: str, *, value: Any = None, valid: str | None = None) -> SpecValidationError:
-    return SpecValidationError([SpecProblem(path, message, value=value, valid=valid)])
+    return SpecValidationError([SpecProblem(path, message, value=value, valid=valid)], RENDER_HINT)
 
 
 def _looks_like_path(text: str) -> bool:
@@ -234,7 +235,8 @@ def inject_locations(source: dict[str, Any], locations: list[str]) -> None:
                         valid="http://... or https://...",
                     )
                     for i, loc in bad
-                ]
+                ],
+                RENDER_HINT,
             )
         source["uris"] = locations
     elif kind == "hdfs":
@@ -274,7 +276,7 @@ def _inject_cloud(source: dict[str, Any], kind: str, locations: list[str]) -> No
         if not any(loc.startswith(f"{scheme}://") for scheme in schemes)
     ]
     if problems:
-        raise SpecValidationError(problems)
+        raise SpecValidationError(problems, RENDER_HINT)
     for other in ("uris", "prefixes", "objects"):
         source.pop(other, None)
     source[key] = locations

@@ -13,10 +13,14 @@ from airflow_provider_druid_ingest.core.errors import SpecProblem, SpecValidatio
 from airflow_provider_druid_ingest.core.ids import ID_RULES, MAX_ID_LENGTH, druid_id_problem
 from airflow_provider_druid_ingest.core.spec import known_keys as kk
 from airflow_provider_druid_ingest.core.spec._collect import Collector, json_type
+from airflow_provider_druid_ingest.core.spec._deprecations import legacy_tuning_warnings
 from airflow_provider_druid_ingest.core.spec._json_check import check_json_values
 from airflow_provider_druid_ingest.core.spec._shape import as_task_shape, is_bare_spec
 from airflow_provider_druid_ingest.core.spec._validate_io import check_io_config, check_tuning_config
 from airflow_provider_druid_ingest.core.spec.intervals import parse_duration, parse_interval
+from airflow_provider_druid_ingest.core.spec.jackson import read_int
+from airflow_provider_druid_ingest.core.spec.kinds import other_kind_problem
+from airflow_provider_druid_ingest.core.spec.preflight import PREFLIGHT_HINT
 
 __all__ = ["find_problems", "find_warnings", "validate_spec"]
 
@@ -32,6 +36,9 @@ def find_problems(spec: Any) -> list[SpecProblem]:
     if not isinstance(spec, dict):
         c.add("$", f"the task must be a JSON object, not {json_type(spec)}", valid='{"type": "index_parallel", ...}')
         return c.problems
+    other = other_kind_problem(spec)  # a supervisor, compact/kill/hadoop task, or the removed firehose shape
+    if other is not None:
+        return [other]
     if is_bare_spec(spec):  # report the wrapper once, then the content under the paths it will have
         c.add("$", "is a bare ingestion spec, not a task", valid='{"type": "index_parallel", "spec": <this spec>}')
         return c.problems + find_problems(as_task_shape(spec))
@@ -47,15 +54,18 @@ def find_problems(spec: Any) -> list[SpecProblem]:
     c.unknown_keys(body, "spec", kk.SPEC_KEYS)
     data_schema = c.obj(body, "dataSchema", "spec.dataSchema")
     io_config = c.obj(body, "ioConfig", "spec.ioConfig")
-    tuning = c.obj(body, "tuningConfig", "spec.tuningConfig")
+    # tuningConfig is optional (null too): Druid applies the IndexTuningConfig/ParallelIndexTuningConfig defaults
+    given = body.get("tuningConfig") is not None
+    tuning = c.obj(body, "tuningConfig", "spec.tuningConfig", required=False) if given else None
+    tuning_ok = tuning is not None or not given
     # None = unknown (dataSchema or intervals already reported broken): skip cross-field interval checks
     intervals = _check_data_schema(data_schema, c) if data_schema is not None else None
     append = False
     if io_config is not None:
         append = check_io_config(io_config, task_type, intervals, c)
-    if tuning is not None:
+    if tuning_ok:
         check_tuning_config(tuning, task_type, intervals, append, c)
-        if data_schema is not None:
+        if data_schema is not None and tuning is not None:
             _check_query_vs_segment_granularity(data_schema, tuning, c)
     return c.problems
 
@@ -91,7 +101,7 @@ def validate_spec(spec: Any) -> None:
     """Raise :class:`SpecValidationError` listing every problem, or return quietly if there are none."""
     problems = find_problems(spec)
     if problems:
-        raise SpecValidationError(problems)
+        raise SpecValidationError(problems, PREFLIGHT_HINT)
 
 
 def find_warnings(spec: Any) -> list[SpecProblem]:
@@ -108,16 +118,7 @@ def find_warnings(spec: Any) -> list[SpecProblem]:
                     valid="remove it, or see the batch keys in Druid's native-batch tuningConfig docs",
                 )
             )
-        for key, replacement in sorted(kk.DEPRECATED_TUNING_KEYS.items()):
-            if key in tuning:
-                warnings.append(
-                    SpecProblem(f"spec.tuningConfig.{key}", "is deprecated", value=tuning[key], valid=replacement)
-                )
-    io_config = _dig(spec, "spec", "ioConfig")
-    if isinstance(io_config, dict) and "firehose" in io_config:
-        warnings.append(
-            SpecProblem("spec.ioConfig.firehose", "firehoses were removed in Druid 26+", valid="inputSource")
-        )
+        warnings.extend(legacy_tuning_warnings(tuning))  # only where Druid ignores the key
     return warnings
 
 
@@ -328,7 +329,8 @@ def _check_granularity(value: Any, path: str, c: Collector) -> None:
             return
         if kind == "duration":
             ms = value.get("duration")
-            if isinstance(ms, bool) or not isinstance(ms, int) or ms <= 0:
+            read = read_int(ms)
+            if not isinstance(read, int) or read <= 0:
                 c.add(f"{path}.duration", "must be a positive number of milliseconds", value=ms, valid="e.g. 3600000")
             return
     c.add(path, "unknown granularity", value=value, valid=_GRANULARITY_VALID)

@@ -212,3 +212,26 @@ def test_a_refused_probe_is_logged_and_the_task_submitted(druid_conn, context, c
     assert len(posts(druid_conn)) == 1
     logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
     assert "input probe skipped: the sampler did not answer" in logged and "HTTP 403" in logged, logged[-2000:]
+
+
+# ---- the pre-flight escape hatch (issue 18) ------------------------------------------------------------------
+
+
+def test_a_preflight_refusal_names_the_hatch_and_preflight_warn_submits_as_is(druid_conn):
+    typo = spec()
+    typo["spec"]["ioConfig"]["dropExisitng"] = True  # Druid ignores the key; pre-flight refuses it
+    context = {"ti": FakeTI()}
+    with pytest.raises(AirflowFailException) as info:
+        DruidIngestOperator(task_id="i", spec=typo, deferrable=False, **FAST).execute(context)
+    assert "pass preflight='warn'" in str(info.value).splitlines()[-1]
+    assert posts(druid_conn) == []
+    op = DruidIngestOperator(task_id="i", spec=typo, deferrable=False, preflight="warn", **FAST)
+    assert any("spec.ioConfig.dropExisitng" in w for w in op.plan({"ti": FakeTI()}).warnings)
+    op.execute({"ti": FakeTI()})
+    [post] = posts(druid_conn)
+    assert post.json["spec"]["ioConfig"]["dropExisitng"] is True  # submitted as is
+
+
+def test_an_unknown_preflight_value_fails_at_dag_parse():
+    with pytest.raises(ValueError, match="preflight must be"):
+        DruidIngestOperator(task_id="i", spec=spec(), preflight="skip", **FAST)
