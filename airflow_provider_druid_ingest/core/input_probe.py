@@ -33,10 +33,12 @@ __all__ = [
 #: rows the sampler reads at most: one is enough to know the input is not empty; a few more see parse errors
 PROBE_ROWS = 20
 #: the sampler's own budget for reading (``SamplerConfig.timeoutMs``)
-PROBE_TIMEOUT_MS = 10_000
-#: the client's cap on the call: the sampler can hang past its budget while it opens the input (an unreachable
-#: ``http`` URI was still unanswered after minutes on Druid 33), so the probe gives up and submits anyway
-PROBE_READ_TIMEOUT = 25.0
+PROBE_TIMEOUT_MS = 4_000
+#: the client's cap on the call: the sampler can hang past its budget while it opens or reads the input (an
+#: unreachable ``http`` URI was still unanswered after minutes on Druid 33; an input that stalls after its first
+#: rows held it past 120 s), so the probe gives up and submits anyway. Short, because it is spent inside the
+#: Airflow task's ``execution_timeout`` before the task is even submitted (a 25 s cap ate a 20 s one whole)
+PROBE_READ_TIMEOUT = 8.0
 
 #: the keys that say where an input source reads from, per Druid's input source types
 _LOCATION_KEYS = ("baseDir", "filter", "files", "uris", "prefixes", "objects", "paths", "dataSource", "interval",
