@@ -1,34 +1,52 @@
 #!/usr/bin/env bash
 # The README's test command: sets itself up, starts a real Druid (dev/druid) for the e2e suite, runs the existing
 # suites, then starts the Airflow deployment (dev/airflow: Postgres, scheduler, triggerer, ...) and runs the
-# deployment suite (tests/deploy) against both; stops what it started whatever happens. Nothing is skipped
-# silently: missing Java or Maven fails the run, and so does a deployment that does not come up.
+# deployment suite (tests/deploy) against both; stops what it started whatever happens, and prints how long each
+# stage took. Nothing is skipped silently: missing Java or Maven fails the run, and so does a deployment that does
+# not come up.
 #
 #   bash scripts/test.sh                 everything (what CI runs)
 #   bash scripts/test.sh ARGS...         one pytest run with ARGS (Druid and, for tests/deploy, the deployment
 #                                        are started as for the full run)
 #   DRUID_E2E=0 / DEPLOY_E2E=0           do not start Druid / the deployment (deselect their tests yourself)
 #   PACKAGE_SMOKE=0                      skip scripts/ci/package_smoke.sh (build + fresh-venv wheel smoke tests)
+#   OUTSIDE_CHECK=0                      skip the harness check from a clone under a 0700 folder (below)
+#
+# The suite's Airflow deployment is its own: state in var/airflow-test, Postgres 25433, api-server 28081, log
+# servers 28793/28794 (AIRFLOW_DEV_* override). The deployment `scripts/demo.sh` leaves running (var/airflow,
+# 25432/28080/8793) is never used, stopped or changed; it is started with other settings (no test-only DAGs).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/bootstrap.sh
-.venv/bin/ruff check .
-.venv/bin/mypy  # strict on core/ and the client type checks (pyproject [tool.mypy])
-for tool in java mvn; do
-  command -v "$tool" >/dev/null || { echo "test: '$tool' is required for the real-Druid e2e suite but is missing" >&2; exit 1; }
-done
+export AIRFLOW_DEV_VAR_DIR="${AIRFLOW_DEV_VAR_DIR:-$root/var/airflow-test}"
+export AIRFLOW_DEV_PG_PORT="${AIRFLOW_DEV_PG_PORT:-25433}"
+export AIRFLOW_DEV_API_PORT="${AIRFLOW_DEV_API_PORT:-28081}"
+export AIRFLOW_DEV_LOG_PORT="${AIRFLOW_DEV_LOG_PORT:-28793}"
+# shellcheck source=lib/stages.sh
+source "$root/scripts/lib/stages.sh"
+
 druid_started=0
 airflow_started=0
 nginx_started=0
+outside_dir=""
 cleanup() {
-  if [ "$airflow_started" = 1 ]; then bash dev/airflow/airflow.sh stop || true; fi
-  if [ "$nginx_started" = 1 ]; then bash dev/nginx/nginx.sh stop || true; fi
-  if [ "$druid_started" = 1 ]; then bash dev/druid/druid.sh stop || true; fi
+  local rc=$?
+  if [ "$airflow_started" = 1 ]; then stage "Airflow deployment stop" bash dev/airflow/airflow.sh stop || true; fi
+  if [ -n "$outside_dir" ]; then stage "0700 clone: stop, remove" bash scripts/ci/outside_checkout.sh stop "$outside_dir" || true; fi
+  if [ "$nginx_started" = 1 ]; then stage "nginx stop" bash dev/nginx/nginx.sh stop || true; fi
+  if [ "$druid_started" = 1 ]; then stage "Druid stop" bash dev/druid/druid.sh stop || true; fi
+  stages_report "$rc"
 }
 trap cleanup EXIT
+
+stage "bootstrap (.venv)" bash scripts/bootstrap.sh
+stage "ruff" .venv/bin/ruff check .
+stage "mypy --strict" .venv/bin/mypy  # strict on core/ and the client type checks (pyproject [tool.mypy])
+for tool in java mvn; do
+  command -v "$tool" >/dev/null || { echo "test: '$tool' is required for the real-Druid e2e suite but is missing" >&2; exit 1; }
+done
 druid_url="$(bash dev/druid/druid.sh url)"
-if [ "${DRUID_E2E:-1}" = 1 ]; then
+start_druid() {
   if .venv/bin/python -c 'import sys, urllib.request; sys.exit(urllib.request.urlopen(sys.argv[1] + "/status/health", timeout=5).read().strip() != b"true")' "$druid_url" 2>/dev/null; then
     echo "test: a Druid already answers at $druid_url: using it (not stopped afterwards)"
   else
@@ -36,42 +54,49 @@ if [ "${DRUID_E2E:-1}" = 1 ]; then
     bash dev/druid/druid.sh start
   fi
   bash dev/druid/druid.sh wait 600
-  export DRUID_E2E_URL="$druid_url"
+}
+start_nginx() {
   # nginx (TLS, basic auth, read-only user, cross-host 307) in front of it for tests/e2e/test_tls_*.py
   if bash dev/nginx/nginx.sh status >/dev/null 2>&1; then
     echo "test: the dev nginx already runs: using it (not stopped afterwards)"
   else
     nginx_started=1
   fi
-  t_nginx=$SECONDS
   DRUID_URL="$druid_url" bash dev/nginx/nginx.sh start
-  echo "test: nginx harness ready in $((SECONDS - t_nginx))s"
+}
+if [ "${DRUID_E2E:-1}" = 1 ]; then
+  stage "Druid start" start_druid
+  export DRUID_E2E_URL="$druid_url"
+  stage "nginx start" start_nginx
 fi
 start_deployment() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
-  bash scripts/ci/browser.sh  # chromium + chromium-driver + selenium for tests/deploy/test_ui_browser.py
+  stage "browser (chromium, selenium)" bash scripts/ci/browser.sh  # for tests/deploy/test_ui_browser.py
   if bash dev/airflow/airflow.sh status >/dev/null 2>&1; then
-    echo "test: the Airflow deployment is already up: using it (not stopped afterwards)"
+    echo "test: the suite's Airflow deployment ($AIRFLOW_DEV_VAR_DIR) is already up: using it (not stopped afterwards)"
   else
     airflow_started=1
   fi
   # tests/deploy/dags (the crash points' test-only DAGs) is parsed as a second bundle beside dags/
-  AIRFLOW_DEV_EXTRA_DAGS="$root/tests/deploy/dags" DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
+  stage "Airflow deployment start" env AIRFLOW_DEV_EXTRA_DAGS="$root/tests/deploy/dags" DRUID_URL="$druid_url" \
+    bash dev/airflow/airflow.sh start
 }
 pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider)
 if [ $# -gt 0 ]; then
   case " $* " in *tests/deploy*|*" deploy"*) start_deployment ;; esac
-  exec_rc=0
-  "${pytest[@]}" "$@" || exec_rc=$?
-  exit $exec_rc
+  stage "pytest $*" "${pytest[@]}" "$@"
+  exit 0
 fi
-"${pytest[@]}" --ignore=tests/deploy
+stage "pytest: all but tests/deploy" "${pytest[@]}" --ignore=tests/deploy
 if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
-  t0=$SECONDS
-  bash scripts/ci/package_smoke.sh
-  echo "test: package smoke took $((SECONDS - t0))s"
+  stage "package smoke" bash scripts/ci/package_smoke.sh
+fi
+if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
+  # the harness from a clone under a 0700 folder (nginx's workers and Postgres drop privileges), whose
+  # deployment, started as scripts/demo.sh starts it, stays up during the deployment suite: the suite must not
+  # use it (issue: test.sh after demo.sh)
+  outside_dir="$(mktemp -d)"
+  stage "harness from a 0700 clone + demo deployment" bash scripts/ci/outside_checkout.sh start "$outside_dir" "$druid_url"
 fi
 start_deployment
-t0=$SECONDS
-"${pytest[@]}" -s tests/deploy
-echo "test: deployment suite took $((SECONDS - t0))s"
+stage "pytest: tests/deploy" "${pytest[@]}" -s tests/deploy

@@ -17,8 +17,12 @@
 #   bash dev/airflow/airflow.sh airflow ARGS...  run `.venv/bin/airflow ARGS` against this deployment
 #
 # Environment:
-#   AIRFLOW_DEV_VAR_DIR   state: Postgres data, AIRFLOW_HOME, logs, pids, events (default <repo>/var/airflow)
+#   AIRFLOW_DEV_VAR_DIR   state: Postgres data, AIRFLOW_HOME, logs, pids, events (default <repo>/var/airflow). As
+#                         root, when user postgres cannot traverse it (a checkout under /root or a mktemp -d), the
+#                         Postgres data goes to /var/lib/druid-ingest-dev/airflow-pg-<hash> instead (start says so)
 #   AIRFLOW_DEV_PG_PORT   PostgreSQL port (default 25432)     AIRFLOW_DEV_API_PORT  api-server port (default 28080)
+#   AIRFLOW_DEV_LOG_PORT  the scheduler's log server (default 8793; the triggerer's is one above). scripts/test.sh
+#                         runs its own deployment on var/airflow-test, 25433, 28081 and 28793
 #   AIRFLOW_DEV_PASSWORD  UI password of user "admin" (default: generated once, kept in the var dir)
 #   DRUID_URL             Druid Router for druid_cluster_default (default: `dev/druid/druid.sh url`)
 #   AIRFLOW_DEV_POOL_INGESTIONS  concurrent ingestions the druid_ingest pool admits (default 2)
@@ -35,21 +39,25 @@ VAR_DIR="${AIRFLOW_DEV_VAR_DIR:-$ROOT/var/airflow}"
 PG_PORT="${AIRFLOW_DEV_PG_PORT:-25432}"
 API_PORT="${AIRFLOW_DEV_API_PORT:-28080}"
 API_URL="http://127.0.0.1:$API_PORT"
+LOG_PORT="${AIRFLOW_DEV_LOG_PORT:-8793}"   # the scheduler's log server; the triggerer's is LOG_PORT + 1
 VENV="$ROOT/.venv"
 AIRFLOW_BIN="$VENV/bin/airflow"
 PY="$VENV/bin/python"
-PG_DIR="$VAR_DIR/pg"
+PG_DIR="$VAR_DIR/pg"     # resolve_pg_dir may move it out of the checkout (dev/lib.sh)
 SECRETS="$VAR_DIR/secrets.env"
 EVENTS_DIR="$VAR_DIR/events"
 FIRST_DAY="2026-11-01"   # start_date of the example DAGs
 # stop order: nothing new is scheduled or parsed first, the API (tasks talk to it) last
 SERVICES=(scheduler triggerer dag-processor api-server)
 
+# shellcheck source=../lib.sh
+source "$HERE/../lib.sh"
+
 log() { printf '[airflow.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[airflow.sh] ERROR: %s\n' "$*" >&2; exit 1; }
 
 pid_file() { echo "$VAR_DIR/run/$1.pid"; }
-log_file() { echo "$VAR_DIR/log/$1.log"; }
+log_file() { if [[ "$1" == postgres ]]; then echo "$PG_DIR/postgres.log"; else echo "$VAR_DIR/log/$1.log"; fi; }
 
 # ---------------------------------------------------------------------------------------------------------
 # environment of every Airflow process
@@ -106,6 +114,8 @@ export AIRFLOW__API__BASE_URL='$API_URL/'
 export AIRFLOW__API__SECRET_KEY='$API_SECRET_KEY'
 export AIRFLOW__API_AUTH__JWT_SECRET='$JWT_SECRET'
 export AIRFLOW__LOGGING__LOGGING_LEVEL=INFO
+export AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$LOG_PORT
+export AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$((LOG_PORT + 1))
 export AIRFLOW__CORE__TEST_CONNECTION=Enabled
 export AIRFLOW_DEV_API_URL='$API_URL'
 export AIRFLOW_DEV_EVENTS_DIR='$EVENTS_DIR'
@@ -150,18 +160,36 @@ install_postgres() {
 }
 
 PG_USER=""
-as_pg() { if [[ -n "$PG_USER" ]]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
+# from / : the server's tools fail in a working directory their user cannot enter (the checkout, see below)
+as_pg() { if [[ -n "$PG_USER" ]]; then (cd / && runuser -u "$PG_USER" -- "$@"); else "$@"; fi; }
+
+# As root the server runs as user postgres, which cannot reach a checkout in a folder only its owner can traverse:
+# then the data lives outside the checkout (dev/lib.sh). Data already under the var dir stays where it is.
+resolve_pg_dir() {
+  [[ $EUID -eq 0 ]] || return 0
+  id postgres >/dev/null 2>&1 || return 0
+  PG_USER=postgres
+  [[ -f "$VAR_DIR/pg/data/PG_VERSION" ]] && { PG_DIR="$VAR_DIR/pg"; return 0; }
+  PG_DIR="$(dev_state_dir postgres "$VAR_DIR/pg" airflow-pg)"
+}
 
 pg_setup() {
   PG_BIN="$(pg_bin_dir)" || { install_postgres; PG_BIN="$(pg_bin_dir)" || die "postgresql installed but pg_ctl not found"; }
   if [[ $EUID -eq 0 ]]; then
     id postgres >/dev/null 2>&1 || die "running as root but there is no 'postgres' user to run the server as (useradd -r postgres)"
-    PG_USER=postgres
+  fi
+  resolve_pg_dir
+  local note
+  note="$(dev_state_note PostgreSQL postgres "$VAR_DIR/pg" "$PG_DIR")"
+  if [[ -n "$note" ]]; then
+    log "$note"
+    dev_make_outside "$PG_DIR" postgres
   fi
   mkdir -p "$PG_DIR/data" "$PG_DIR/run"
   [[ -n "$PG_USER" ]] && chown "$PG_USER" "$PG_DIR" "$PG_DIR/data" "$PG_DIR/run"
   chmod 700 "$PG_DIR/data" "$PG_DIR/run"
-  as_pg test -w "$PG_DIR/data" || die "user ${PG_USER:-$USER} cannot write $PG_DIR/data (a parent directory is not searchable?)"
+  as_pg test -w "$PG_DIR/data" \
+    || die "user ${PG_USER:-$USER} cannot write $PG_DIR/data (not traversable: $(dev_blocked_for "${PG_USER:-$USER}" "$PG_DIR/data")); set AIRFLOW_DEV_VAR_DIR to a folder it can reach"
 }
 
 pg_running() { [[ -n "${PG_BIN:-}" ]] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" status >/dev/null 2>&1; }
@@ -205,8 +233,8 @@ EOF
 
 pg_stop() {
   PG_BIN="$(pg_bin_dir)" || return 0
+  resolve_pg_dir
   [[ -f "$PG_DIR/data/PG_VERSION" ]] || return 0
-  [[ $EUID -eq 0 ]] && PG_USER=postgres
   if pg_running; then
     local pid i
     pid="$(head -1 "$PG_DIR/data/postmaster.pid")"
@@ -253,11 +281,58 @@ mem_mb() {
 }
 group_mem_mb() { mem_mb $(pgrep -g "$1" || true); }
 
+# The log server a service runs as its child (serve-logs): scheduler LOG_PORT, triggerer LOG_PORT + 1.
+log_server_port() {
+  case "$1" in scheduler) echo "$LOG_PORT" ;; triggerer) echo $((LOG_PORT + 1)) ;; *) return 1 ;; esac
+}
+
+# pid listening on 127.0.0.1/0.0.0.0 port $1 (psutil: Airflow depends on it), nothing when none
+port_owner() {
+  "$PY" -c '
+import psutil, sys
+port = int(sys.argv[1])
+for c in psutil.net_connections(kind="tcp"):
+    if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid:
+        print(c.pid); break' "$1" 2>/dev/null || true
+}
+
+# A SIGKILLed service leaves its children behind (its serve-logs still holding the log port, idle executor
+# workers): they keep the dead leader's process group. Stop them before the service starts again, or the new
+# one runs without its log server.
+reap_orphans() {
+  local svc="$1" f old pids p
+  f="$(pid_file "$svc")"
+  [[ -f "$f" ]] || return 0
+  old="$(cat "$f" 2>/dev/null || true)"
+  [[ "$old" =~ ^[0-9]+$ ]] || return 0
+  pids=""
+  for p in $(pgrep -g "$old" 2>/dev/null || true); do
+    if [[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" == "$VAR_DIR" ]] \
+        || tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "AIRFLOW_DEV_DEPLOYMENT=$VAR_DIR"; then
+      pids="$pids $p"
+    fi
+  done
+  pids="${pids# }"
+  [[ -n "$pids" ]] || return 0
+  log "$svc (pid $old) is gone but left processes of its group running: $pids ($(ps -o args= -p "${pids// /,}" | cut -c1-40 | sort | uniq -c | awk '{c=$1; $1=""; printf "%s%s x%s", sep, substr($0, 2), c; sep=", "}')): stopping them before it starts again"
+  # shellcheck disable=SC2086
+  kill -TERM $pids 2>/dev/null || true
+  local i
+  for i in $(seq 20); do pgrep -g "$old" >/dev/null || return 0; sleep 0.5; done
+  # shellcheck disable=SC2086
+  kill -KILL $pids 2>/dev/null || true
+}
+
 start_service() {
-  local svc="$1" pid lf
+  local svc="$1" pid lf port owner
   if pid="$(service_pid "$svc")"; then
     log "$svc already running (pid $pid)"
     return 0
+  fi
+  reap_orphans "$svc"
+  if port="$(log_server_port "$svc")" && port_open "$port"; then
+    owner="$(port_owner "$port")"
+    die "port $port ($svc's log server) is held by ${owner:+pid $owner: $(tr '\0' ' ' <"/proc/$owner/cmdline" 2>/dev/null | cut -c1-80)}${owner:-another process}: stop it or set AIRFLOW_DEV_LOG_PORT"
   fi
   lf="$(log_file "$svc")"
   echo "=== $(date -u +%FT%TZ) starting $svc" >>"$lf"
@@ -369,6 +444,9 @@ cmd_start() {
   local t0=$SECONDS svc
   require_venv
   mkdir -p "$VAR_DIR"/{run,log,home}
+  if [[ -f "$VAR_DIR/run/configured" && -n "${AIRFLOW_DEV_EXTRA_DAGS:-}" && "$(extra_dags)" != "$AIRFLOW_DEV_EXTRA_DAGS" ]]; then
+    die "this deployment ($VAR_DIR) runs with extra DAGs '$(extra_dags)', not '$AIRFLOW_DEV_EXTRA_DAGS': stop it first (bash dev/airflow/airflow.sh stop), or give this one its own AIRFLOW_DEV_VAR_DIR and ports"
+  fi
   if [[ ! -f "$VAR_DIR/run/configured" && -n "${AIRFLOW_DEV_EXTRA_DAGS:-}" ]]; then
     [[ -d "$AIRFLOW_DEV_EXTRA_DAGS" && "$AIRFLOW_DEV_EXTRA_DAGS" == /* ]] \
       || die "AIRFLOW_DEV_EXTRA_DAGS=$AIRFLOW_DEV_EXTRA_DAGS: not an absolute path of a directory"
@@ -468,7 +546,7 @@ cmd_status() {
   local svc pid rc=0 port mem tot_rss=0 tot_pss=0
   load_secrets
   PG_BIN="$(pg_bin_dir 2>/dev/null)" || PG_BIN=""
-  [[ $EUID -eq 0 ]] && PG_USER=postgres
+  resolve_pg_dir
   if pg_running; then
     read -r -a mem <<<"$(mem_mb $(pg_pids))"
     tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
@@ -484,9 +562,18 @@ cmd_status() {
       local state=healthy key="${svc//-/_}"
       [[ "$svc" == api-server ]] && key=api-server
       [[ "$bad" == *" $key "* ]] && { state=unhealthy; rc=1; }
+      local lport owner note=""
+      if lport="$(log_server_port "$svc")"; then
+        owner="$(port_owner "$lport")"
+        if [[ -z "$owner" ]]; then
+          state=degraded; rc=1; note="  no log server on :$lport"
+        elif [[ "$(ps -o pgid= -p "$owner" | tr -d ' ')" != "$pid" ]]; then
+          state=degraded; rc=1; note="  log server :$lport held by pid $owner outside this $svc (a killed one's orphan? restart: stop, start)"
+        fi
+      fi
       read -r -a mem <<<"$(group_mem_mb "$pid")"
       tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
-      printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB  (%s processes)\n' "$svc" "$pid" "$port" "$state" "${mem[0]}" "${mem[1]}" "$(pgrep -g "$pid" | wc -l)"
+      printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB  (%s processes)%s\n' "$svc" "$pid" "$port" "$state" "${mem[0]}" "${mem[1]}" "$(pgrep -g "$pid" | wc -l)" "$note"
     else
       printf '%-14s %-12s port %-5s stopped\n' "$svc" - "$port"; rc=1
     fi
@@ -497,7 +584,8 @@ cmd_status() {
 
 cmd_logs() {
   mkdir -p "$VAR_DIR/log"
-  if [[ $# -ge 1 ]]; then tail -n 200 -F "$(log_file "$1")"; else tail -n 20 -F "$VAR_DIR"/log/*.log; fi
+  resolve_pg_dir
+  if [[ $# -ge 1 ]]; then tail -n 200 -F "$(log_file "$1")"; else tail -n 20 -F "$VAR_DIR"/log/*.log "$(log_file postgres)"; fi
 }
 
 cmd_url() {
@@ -505,7 +593,7 @@ cmd_url() {
   echo "Airflow UI: $API_URL   login: admin / $ADMIN_PASSWORD"
 }
 
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 main() {
   local cmd="${1:-}"

@@ -12,15 +12,21 @@
 #   bash dev/nginx/nginx.sh env      shell assignments the tests read (URLs, CA file, users, passwords, logs)
 #   bash dev/nginx/nginx.sh logs     tail -F the access logs
 #
-# Environment: DRUID_URL (upstream, default `dev/druid/druid.sh url`), NGINX_DEV_VAR_DIR (default
-# dev/nginx/var), NGINX_DEV_PORT (28443), NGINX_DEV_REDIRECT_PORT (28444), NGINX (the nginx binary).
+# Environment: DRUID_URL (upstream, default `dev/druid/druid.sh url`), NGINX_DEV_VAR_DIR (default dev/nginx/var,
+# or, as root when user nobody cannot traverse the checkout, /var/lib/druid-ingest-dev/nginx-<hash>), NGINX_DEV_PORT (28443), NGINX_DEV_REDIRECT_PORT (28444), NGINX (the nginx binary).
 # It never touches the system nginx config or service: nginx runs as a plain process with -p/-c on 127.0.0.1.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
+# shellcheck source=../lib.sh
+source "$HERE/../lib.sh"
+# As root the master drops its workers to this user; they read htpasswd and write temp files per request, so the
+# var dir must be reachable by it: outside the checkout when the checkout is not (dev/lib.sh).
+WORKER_USER=nobody
 VAR="${NGINX_DEV_VAR_DIR:-$HERE/var}"
 [[ "$VAR" == /* ]] || VAR="$PWD/$VAR"
+if [[ -z "${NGINX_DEV_VAR_DIR:-}" && $EUID -eq 0 ]]; then VAR="$(dev_state_dir "$WORKER_USER" "$HERE/var" nginx)"; fi
 PORT="${NGINX_DEV_PORT:-28443}"
 REDIRECT_PORT="${NGINX_DEV_REDIRECT_PORT:-28444}"
 ADMIN_USER=druid_admin
@@ -109,7 +115,9 @@ druid_upstream() {
 write_conf() {
   local upstream
   upstream="$(druid_upstream)"
-  sed -e "s#@VAR@#$VAR#g" -e "s#@PORT@#$PORT#g" -e "s#@REDIRECT_PORT@#$REDIRECT_PORT#g" \
+  local user_line="# workers run as the invoking user"
+  [[ $EUID -eq 0 ]] && user_line="user $WORKER_USER $(id -gn "$WORKER_USER");"
+  sed -e "s#@USER_LINE@#$user_line#" -e "s#@VAR@#$VAR#g" -e "s#@PORT@#$PORT#g" -e "s#@REDIRECT_PORT@#$REDIRECT_PORT#g" \
       -e "s#@UPSTREAM@#$upstream#g" -e "s#@READER@#$READER_USER#g" "$HERE/nginx.conf.in" >"$VAR/nginx.conf.tmp"
   mv "$VAR/nginx.conf.tmp" "$VAR/nginx.conf"
 }
@@ -133,8 +141,14 @@ EOF
 }
 
 start() {
+  local note
+  note="$(dev_state_note "nginx's worker" "$WORKER_USER" "$HERE/var" "$VAR")"
+  if [[ -n "$note" ]]; then log "$note"; dev_make_outside "$VAR" root; fi
   mkdir -p "$VAR/logs" "$VAR/tmp"
   chmod 755 "$VAR" "$VAR/logs" "$VAR/tmp"
+  if [[ $EUID -eq 0 && -n "$(dev_blocked_for "$WORKER_USER" "$VAR")" ]]; then
+    die "nginx's workers (user $WORKER_USER) cannot traverse $(dev_blocked_for "$WORKER_USER" "$VAR") to reach $VAR (htpasswd, temp files): set NGINX_DEV_VAR_DIR to a folder they can reach"
+  fi
   install_packages
   make_pki
   make_users
@@ -189,5 +203,5 @@ case "${1:-}" in
   url) echo "$TLS_URL" ;;
   env) print_env ;;
   logs) exec tail -F "$VAR/logs/access.log" "$VAR/logs/redirect.log" ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

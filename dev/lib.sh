@@ -1,0 +1,48 @@
+# Shared by the dev harnesses (dev/airflow/airflow.sh, dev/nginx/nginx.sh): where a service that drops
+# privileges keeps its state. Sourced, not run.
+#
+# A checkout may sit in a folder only its owner can traverse (as root under /root, or any `mktemp -d`): then a
+# server that runs as another user (PostgreSQL as `postgres`, nginx's workers as `nobody`) cannot reach a state
+# directory inside it. Such state then lives outside the checkout, under $DEV_OUTSIDE_ROOT, in a directory named
+# after the checkout's own path (so two checkouts never share it), and the harness says where.
+
+DEV_OUTSIDE_ROOT="${DRUID_INGEST_DEV_STATE_ROOT:-/var/lib/druid-ingest-dev}"
+
+# The first directory on the way to $2 (itself included) that user $1 cannot traverse; nothing when it can
+# reach $2. Only meaningful as root (runuser); $2's missing tail is ignored.
+dev_blocked_for() {
+  local user="$1" path="$2" prefix="" part
+  local -a parts
+  IFS=/ read -r -a parts <<<"${path#/}"
+  for part in "${parts[@]}"; do
+    prefix="$prefix/$part"
+    [[ -d "$prefix" ]] || return 0
+    runuser -u "$user" -- test -x "$prefix" 2>/dev/null || { echo "$prefix"; return 0; }
+  done
+}
+
+# Where a service run as user $1 keeps the state it would keep in $2 (a path inside this checkout): $2 itself
+# when we are not root (the service then runs as us) or when $1 can reach it; else $DEV_OUTSIDE_ROOT/$3-<hash
+# of $2>. Callers say why with dev_state_note.
+dev_state_dir() {
+  local user="$1" inside="$2" name="$3" blocked
+  if [[ $EUID -ne 0 ]]; then echo "$inside"; return 0; fi
+  blocked="$(dev_blocked_for "$user" "$inside")"
+  if [[ -z "$blocked" ]]; then echo "$inside"; return 0; fi
+  echo "$DEV_OUTSIDE_ROOT/$name-$(printf '%s' "$inside" | sha256sum | cut -c1-12)"
+}
+
+# One line saying why the state of $1 (run as user $2) is not at $3 but at $4; nothing when they are equal.
+dev_state_note() {
+  local what="$1" user="$2" inside="$3" actual="$4"
+  [[ "$inside" == "$actual" ]] && return 0
+  echo "$what runs as user $user, who cannot traverse $(dev_blocked_for "$user" "$inside") (a folder only its owner can enter): its state lives in $actual instead of $inside"
+}
+
+# Make $1 (outside the checkout) with every parent up to $DEV_OUTSIDE_ROOT traversable, owned by user $2.
+dev_make_outside() {
+  local dir="$1" user="$2"
+  mkdir -p "$dir"
+  chmod 755 "$DEV_OUTSIDE_ROOT"
+  chown "$user" "$dir"
+}
