@@ -69,6 +69,24 @@ if [ "${DRUID_E2E:-1}" = 1 ]; then
   export DRUID_E2E_URL="$druid_url"
   stage "nginx start" start_nginx
 fi
+# What the deployment stages install from the system (PostgreSQL; chromium + selenium for
+# tests/deploy/test_ui_browser.py), fetched while the main suite runs: apt and pip wait on the network, not the CPU
+prep_log="$root/var/test-prep.log"
+prep_pid=""
+start_prep() {
+  [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
+  mkdir -p "$root/var"
+  (bash dev/airflow/airflow.sh prepare && bash scripts/ci/browser.sh) >"$prep_log" 2>&1 &
+  prep_pid=$!
+}
+wait_prep() {
+  [ -n "$prep_pid" ] || return 0
+  local rc=0
+  wait "$prep_pid" || rc=$?
+  prep_pid=""
+  cat "$prep_log"
+  [ "$rc" = 0 ] || { echo "test: installing PostgreSQL / chromium failed (above; log $prep_log)" >&2; return "$rc"; }
+}
 start_deployment() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
   stage "browser (chromium, selenium)" bash scripts/ci/browser.sh  # for tests/deploy/test_ui_browser.py
@@ -87,10 +105,12 @@ if [ $# -gt 0 ]; then
   stage "pytest $*" "${pytest[@]}" "$@"
   exit 0
 fi
+start_prep
 stage "pytest: all but tests/deploy" "${pytest[@]}" --ignore=tests/deploy
 if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
   stage "package smoke" bash scripts/ci/package_smoke.sh
 fi
+[ -z "$prep_pid" ] || stage "wait for the PostgreSQL, chromium installs" wait_prep
 if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
   # the harness from a clone under a 0700 folder (nginx's workers and Postgres drop privileges), whose
   # deployment, started as scripts/demo.sh starts it, stays up during the deployment suite: the suite must not

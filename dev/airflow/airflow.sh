@@ -6,6 +6,7 @@
 #                                                sample events, the four services; waits until all are healthy
 #                                                and the example DAGs are parsed. Idempotent: starts only what
 #                                                is not running (so it also restarts a killed service)
+#   bash dev/airflow/airflow.sh prepare          install what start needs from the system (PostgreSQL) and nothing else
 #   bash dev/airflow/airflow.sh stop             stop everything (TERM to each process group, KILL after 30 s),
 #                                                then check that no process of this deployment is left; idempotent
 #   bash dev/airflow/airflow.sh status           one line per service: pid, port, state, RSS (whole group)
@@ -593,13 +594,14 @@ cmd_url() {
   echo "Airflow UI: $API_URL   login: admin / $ADMIN_PASSWORD"
 }
 
-usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 main() {
   local cmd="${1:-}"
   shift || true
   case "$cmd" in
     start) cmd_start ;;
+    prepare) pg_bin_dir >/dev/null || install_postgres; pg_bin_dir >/dev/null || die "pg_ctl not found after installing postgresql" ;;
     stop) cmd_stop ;;
     status) cmd_status ;;
     logs) cmd_logs "$@" ;;
