@@ -11,6 +11,7 @@ import contextlib
 import os
 import socket
 import ssl
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
@@ -85,12 +86,14 @@ class AiohttpTransport:
                     sock_connect=self.config.connect_timeout,
                     sock_read=read_timeout(self.config.read_timeout, hc.read_timeout),
                 )
+            started = time.monotonic()
             async with self._get_session().request(
                 hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False, **extra
             ) as resp:
                 body = await resp.read()
                 sent = "Authorization" in headers
-                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent)
+                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
+                                elapsed=time.monotonic() - started)
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
             raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
         except asyncio.TimeoutError:

@@ -358,6 +358,7 @@ def parse_sampler(resp: Response, req: Request) -> InputSample:
         rows_indexed=as_int(data.get("numRowsIndexed")) or 0,
         unparseable=len(bad),
         first_error=as_text(bad[0].get("error")) if bad else None,
+        seconds=resp.elapsed,
     )
 
 

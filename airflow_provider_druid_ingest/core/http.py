@@ -104,6 +104,8 @@ class Response:
     method: str = "GET"
     #: whether this call carried the Authorization header (so a 401 can say "rejected" or "none sent")
     sent_auth: bool = False
+    #: seconds from sending to the whole body read (the input probe tells a slow input from an empty one by it)
+    elapsed: float = 0.0
 
     @property
     def text(self) -> str:

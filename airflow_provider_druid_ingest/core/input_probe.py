@@ -103,12 +103,24 @@ def probe_line(sample: InputSample) -> str:
     return f"{PROBE_READ_OK} {sample.rows_read} row(s), {sample.rows_indexed} indexed"
 
 
-def empty_input_error(plan: IngestionPlan) -> DruidEmptyInputError:
+#: an answer with no row that took this share of the sampler's budget ran out of time rather than of input
+_BUDGET_SPENT = 0.9
+
+
+def empty_input_error(plan: IngestionPlan, sample: InputSample | None = None) -> DruidEmptyInputError:
+    """The refusal of a replace whose probe read no row. When the sampler spent its whole ``timeoutMs`` the input
+    may be slow, not empty (its reader stops at the deadline and answers what it has): still refused, because
+    submitting could erase the interval, but the message says so."""
     source = describe_plan_input(plan)
     intervals = ", ".join(plan.intervals) or "the intervals in the data"
+    budget = PROBE_TIMEOUT_MS / 1000
+    if sample is not None and sample.seconds >= budget * _BUDGET_SPENT:
+        what = (f"Druid's sampler read no row within its {budget:g} s budget from the {source} (the call took "
+                f"{sample.seconds:.1f} s): the input may be slow to deliver its first row rather than empty. ")
+    else:
+        what = f"the input of this dropExisting replace is empty: Druid's sampler read 0 rows from the {source}. "
     return DruidEmptyInputError(
-        f"the input of this dropExisting replace is empty: Druid's sampler read 0 rows from the {source}. "
-        f"Replacing {intervals} of {plan.datasource!r} with it would erase that data (Druid writes tombstones "
+        f"{what}Replacing {intervals} of {plan.datasource!r} with it would erase that data (Druid writes tombstones "
         "over an empty input), so nothing was submitted and the interval's data is untouched. Fix the input "
         "(path, filter, upstream job) and run again, or pass allow_empty=True if an empty interval is intended.",
         source=source,

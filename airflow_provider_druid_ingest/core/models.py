@@ -118,6 +118,8 @@ class InputSample:
     rows_indexed: int
     unparseable: int = 0
     first_error: str | None = None
+    #: how long the call took: the sampler stops at its ``timeoutMs`` and answers what it read by then
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def probe_input(plan: IngestionPlan) -> Operation[str]:
     except DruidError as exc:
         return f"input probe skipped: the sampler did not answer ({_why(exc)})"
     if sample.rows_read == 0:
-        raise empty_input_error(plan)
+        raise empty_input_error(plan, sample)
     return probe_line(sample)
 
 

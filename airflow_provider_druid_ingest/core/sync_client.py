@@ -43,6 +43,7 @@ class RequestsTransport:
             headers["Content-Type"] = "application/json"
         if hc.send_auth and self.config.auth is not None:
             headers["Authorization"] = self.config.authorization_header() or ""
+        started = time.monotonic()
         try:
             resp = self.session.request(
                 hc.method,
@@ -61,7 +62,8 @@ class RequestsTransport:
             message = connect_message(str(exc) or type(exc).__name__, hc.url)
             raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
         sent = "Authorization" in headers
-        return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent)
+        return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
+                        elapsed=time.monotonic() - started)
 
     def close(self) -> None:
         self.session.close()

@@ -154,3 +154,33 @@ def test_a_hanging_sampler_costs_one_capped_read_never_a_retry(fake_druid: FakeD
     elapsed = time.monotonic() - started
     assert outcome.action == "submitted" and "timed out" in (outcome.input_probe or ""), outcome.input_probe
     assert samples(fake_druid) == 1 and elapsed < 3.0, elapsed
+
+
+def test_no_row_within_the_samplers_budget_is_refused_as_possibly_slow_not_as_empty(fake_druid: FakeDruid,
+                                                                                   make_client,
+                                                                                   monkeypatch) -> None:
+    """Druid's sampler stops reading at ``timeoutMs`` and answers what it has (``TimedShutoffInputSourceReader``):
+    0 rows after the whole budget is a slow input as much as an empty one. Still refused (submitting could erase
+    the interval), but the message must say which budget ran out, not that the input is empty."""
+    from airflow_provider_druid_ingest.core import input_probe
+
+    monkeypatch.setattr(input_probe, "PROBE_TIMEOUT_MS", 300)
+    client = make_client()
+    old_day(fake_druid)
+    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))
+    fake_druid.add_fault(Fault("POST", SAMPLER, kind="delay", delay=0.4, times=None))
+    with pytest.raises(DruidEmptyInputError) as info:
+        client.ensure_submitted(day_spec(dynamic=True))
+    text = str(info.value)
+    assert "no row within its 0.3 s budget" in text and "slow" in text, text
+    assert "the input of this dropExisting replace is empty" not in text, text
+    assert "allow_empty=True" in text and submits(fake_druid) == 0
+
+
+def test_a_quick_empty_answer_is_still_called_empty(fake_druid: FakeDruid, make_client) -> None:
+    client = make_client()
+    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))
+    with pytest.raises(DruidEmptyInputError) as info:
+        client.ensure_submitted(day_spec(dynamic=True))
+    assert "the input of this dropExisting replace is empty" in str(info.value)
+    assert "budget" not in str(info.value)
