@@ -184,7 +184,8 @@ class DruidHandoffSensor(BaseSensorOperator):
         """The gate passed: annotate our Druid asset's event with the task id and interval(s)."""
         state = outcome.result.state if outcome is not None and outcome.result is not None else "loaded"
         extra = event_extra(conn_id=self.druid_conn_id, datasource=target.datasource, intervals=target.intervals,
-                            druid_task_id=target.task_id, handoff=state, queryable=state in ("loaded", "superseded"))
+                            druid_task_id=target.task_id, handoff=state, queryable=state in ("loaded", "superseded"),
+                            result=outcome.result if outcome is not None else None)
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
         return target.task_id

@@ -34,8 +34,10 @@ def extra_of(ctx, uri: str = URI) -> dict:
 
 
 def assert_extra(extra: dict, druid_task_id: str, *, handoff: str = "loaded", queryable: bool = True) -> None:
+    served = druid_task_id if handoff == "loaded" else None  # superseded: tests/airflow/operators/test_ingest_edges
     assert extra == {"druid_task_id": druid_task_id, "conn_id": "druid_cluster_default", "datasource": "wiki",
-                     "interval": DAY, "intervals": [DAY], "handoff": handoff, "queryable": queryable}
+                     "interval": DAY, "intervals": [DAY], "handoff": handoff, "queryable": queryable,
+                     "served_by_task": served, "superseded_by": None}
 
 
 def test_provider_registers_a_uri_handler_that_rejects_malformed_druid_uris():
