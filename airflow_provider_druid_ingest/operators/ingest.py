@@ -169,6 +169,10 @@ class DruidIngestOperator(DruidSpecOperator):
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
         self._druid_task_id = self._lineage_task_id = outcome.task.task_id
+        # the first line of ours after a resume: a log that ends before it stopped in Airflow's start-up
+        # (its supervisor could not reach the Execution API: docs/deployment.md §5)
+        self.log.info("Resumed from the triggerer: Druid task %s %s%s", outcome.task.task_id, outcome.task.kind,
+                      f", handoff {outcome.handoff.kind}" if outcome.handoff is not None else "")
         if self._lineage_plan is None:  # a fresh process after the deferral: re-plan (pure) for the lineage
             self.plan(context, log_warnings=False)
         return self._finish(outcome, context)
@@ -203,6 +207,8 @@ class DruidIngestOperator(DruidSpecOperator):
         result = handoff_result(outcome.handoff, self.on_never, self.log, sensor=False, allow_empty=self.allow_empty)
         self._push_served_by(context, druid_task_id, outcome.handoff)
         self._record_asset_event(context, plan, druid_task_id, outcome.handoff)  # reached only once green
+        self.log.info("Druid task %s done: handing Airflow the return value (XCom return_value) and the Asset "
+                      "event; Airflow sends both, and the success, through the Execution API", druid_task_id)
         return result
 
     def _push_served_by(self, context: Context, druid_task_id: str, handoff: HandoffOutcome) -> None:
@@ -213,6 +219,7 @@ class DruidIngestOperator(DruidSpecOperator):
             self.log.warning("Druid task %s was superseded: the served version is Druid task %s's (%s), not this "
                              "task's; queries of the interval read that task's rows", druid_task_id,
                              served or "unknown", handoff.result.superseded_by if handoff.result else "?")
+        self.log.info("Pushing XCom %s=%s (through the Execution API)", XCOM_SERVED_BY, served)
         context["ti"].xcom_push(key=XCOM_SERVED_BY, value=served)
 
     def _record_asset_event(
