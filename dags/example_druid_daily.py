@@ -28,6 +28,12 @@ task (no re-ingestion). To re-ingest days whose files changed while the spec did
 
     airflow backfill create --dag-id example_druid_daily --from-date 2026-11-02 --to-date 2026-11-02 \
         --reprocess-behavior completed --dag-run-conf '{"idempotency_key": "fix-2026-11-02"}'
+
+Not ``airflow dags trigger --logical-date 2026-11-02``: in Airflow 3.3 that manual run's data interval is the last
+complete day before *now*, whatever the logical date (docs/deployment.md §3), so it would ingest the wrong day.
+
+When another run replaced the day before ours was served (the gate says ``superseded``), the row count reads the
+later task's data, so it is labelled with that task (XCom ``druid_served_by_task``), not with ours.
 """
 
 from __future__ import annotations
