@@ -219,8 +219,9 @@ class DruidIngestOperator(DruidSpecOperator):
             self.log.warning("Druid task %s was superseded: the served version is Druid task %s's (%s), not this "
                              "task's; queries of the interval read that task's rows", druid_task_id,
                              served or "unknown", handoff.result.superseded_by if handoff.result else "?")
-        self.log.info("Pushing XCom %s=%s (through the Execution API)", XCOM_SERVED_BY, served)
-        context["ti"].xcom_push(key=XCOM_SERVED_BY, value=served)
+        if context.get("ti") is not None:
+            self.log.info("Pushing XCom %s=%s (through the Execution API)", XCOM_SERVED_BY, served)
+            context["ti"].xcom_push(key=XCOM_SERVED_BY, value=served)
 
     def _record_asset_event(
         self, context: Context, plan: IngestionPlan | None, druid_task_id: str, handoff: HandoffOutcome
@@ -231,7 +232,7 @@ class DruidIngestOperator(DruidSpecOperator):
         plan = plan or self.plan(context, log_warnings=False)
         state = handoff.result.state if handoff.result is not None else handoff.kind
         extra = event_extra(conn_id=self.druid_conn_id, datasource=plan.datasource, intervals=plan.intervals,
-                            druid_task_id=druid_task_id, handoff=state, queryable=state in ("loaded", "superseded"),
+                            druid_task_id=druid_task_id, handoff=state, queryable=state == "loaded",
                             result=handoff.result)
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
