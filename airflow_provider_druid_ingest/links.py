@@ -15,11 +15,14 @@ if TYPE_CHECKING:
     from airflow.sdk import BaseOperator
     from airflow.sdk.types import TaskInstanceKey
 
-__all__ = ["XCOM_TASK_ID", "XCOM_TASK_URL", "XCOM_VERSION_CEILING", "DruidTaskLink", "push_task_refs"]
+__all__ = ["XCOM_SERVED_BY", "XCOM_TASK_ID", "XCOM_TASK_URL", "XCOM_VERSION_CEILING", "DruidTaskLink", "push_task_refs"]
 
 XCOM_TASK_ID = "druid_task_id"
 XCOM_TASK_URL = "druid_task_url"
 XCOM_VERSION_CEILING = "druid_version_ceiling"  # see core/handoff.py: tells this task's version from a later one
+#: the Druid task whose version queries read for the interval once the gate passed: ours when ``loaded``, the
+#: later task when ``superseded`` (None when Druid's task list does not tell), None for ``nothing``/``never``
+XCOM_SERVED_BY = "druid_served_by_task"
 
 
 def push_task_refs(context: Any, druid_task_id: str, url: str | None, *, push_id: bool = True) -> None:

@@ -74,7 +74,8 @@ with DAG(
         for event in (triggering_asset_events or {}).get(ASSET, []):
             extra = dict(event.extra or {})
             if not extra.get("queryable") or not extra.get("interval"):
-                print(f"skipping event {extra}: not a queryable load")  # on_never='pass' / allow_empty
+                # on_never='pass' / allow_empty; superseded: the served data is another task's (served_by_task)
+                print(f"skipping event {extra}: not a queryable load")
                 continue
             start, end = extra["interval"].split("/", 1)
             rows = DruidHook(druid_conn_id=extra.get("conn_id") or "druid_cluster_default").sql(

@@ -28,6 +28,12 @@ task (no re-ingestion). To re-ingest days whose files changed while the spec did
 
     airflow backfill create --dag-id example_druid_daily --from-date 2026-11-02 --to-date 2026-11-02 \
         --reprocess-behavior completed --dag-run-conf '{"idempotency_key": "fix-2026-11-02"}'
+
+Not ``airflow dags trigger --logical-date 2026-11-02``: in Airflow 3.3 that manual run's data interval is the last
+complete day before *now*, whatever the logical date (docs/deployment.md §3), so it would ingest the wrong day.
+
+When another run replaced the day before ours was served (the gate says ``superseded``), the row count reads the
+later task's data, so it is labelled with that task (XCom ``druid_served_by_task``), not with ours.
 """
 
 from __future__ import annotations
@@ -35,10 +41,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pendulum
-from airflow.sdk import DAG, CronDataIntervalTimetable, task
+from airflow.sdk import DAG, CronDataIntervalTimetable, XComArg, task
 
 from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
 # A dict spec lets the operator size pool_slots from it; a "specs/events_web.json" string also works
@@ -68,8 +75,13 @@ with DAG(
     )
 
     @task
-    def count_rows(druid_task_id: str, data_interval_start=None, data_interval_end=None) -> dict:
-        """Row counts of the day, read back through Druid SQL on the Broker."""
+    def count_rows(druid_task_id: str, served_by_task: str | None, data_interval_start=None,
+                   data_interval_end=None) -> dict:
+        """Row counts of the day, read back through Druid SQL on the Broker, labelled with whose data they are.
+
+        After a ``superseded`` gate (another run replaced the day) the Broker serves the later task's version:
+        the counts are that task's, so they carry its id (``served_by_task``), never ours alone.
+        """
         start = data_interval_start.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         end = data_interval_end.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         rows = DruidHook().sql(
@@ -78,7 +90,12 @@ with DAG(
             parameters=[{"type": "TIMESTAMP", "value": start}, {"type": "TIMESTAMP", "value": end}],
         )
         counts = rows[0] if rows else {"rollup_rows": 0, "input_rows": 0}
-        print(f"{DATASOURCE} {start}..{end}: {counts} (Druid task {druid_task_id})")
-        return counts
+        if served_by_task == druid_task_id:
+            whose = f"Druid task {druid_task_id}"
+        else:  # superseded: a later task's version is what the Broker reads
+            whose = f"served version of Druid task {served_by_task or '(unknown: see the ingest log)'}, " \
+                    f"not {druid_task_id}"
+        print(f"{DATASOURCE} {start}..{end}: {counts} ({whose})")
+        return {**counts, "served_by_task": served_by_task}
 
-    count_rows(ingest.output)
+    count_rows(ingest.output, XComArg(ingest, key=XCOM_SERVED_BY))

@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pendulum
-from airflow.sdk import DAG, CronDataIntervalTimetable, task
+from airflow.sdk import DAG, CronDataIntervalTimetable, XComArg, task
 
 from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
@@ -52,7 +53,9 @@ with DAG(
     )
 
     @task
-    def count_rows(druid_task_id: str, data_interval_start=None, data_interval_end=None) -> int:
+    def count_rows(druid_task_id: str, served_by_task: str | None, data_interval_start=None,
+                   data_interval_end=None) -> int:
+        """The day's rows, labelled with the task whose version is served (a later one after ``superseded``)."""
         start = data_interval_start.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         end = data_interval_end.in_tz("UTC").strftime("%Y-%m-%d %H:%M:%S")
         rows = DruidHook().sql(
@@ -60,7 +63,9 @@ with DAG(
             parameters=[{"type": "TIMESTAMP", "value": start}, {"type": "TIMESTAMP", "value": end}],
         )
         count = int(rows[0]["n"]) if rows else 0
-        print(f"{DATASOURCE} {start}..{end}: {count} rows (Druid task {druid_task_id})")
+        whose = (f"Druid task {druid_task_id}" if served_by_task == druid_task_id else
+                 f"served version of Druid task {served_by_task or '(unknown: see the gate log)'}, not {druid_task_id}")
+        print(f"{DATASOURCE} {start}..{end}: {count} rows ({whose})")
         return count
 
-    submit >> wait_task >> wait_loaded >> count_rows(wait_loaded.output)
+    submit >> wait_task >> wait_loaded >> count_rows(wait_loaded.output, XComArg(wait_loaded, key=XCOM_SERVED_BY))

@@ -4,7 +4,12 @@ Airflow emits an event for every outlet of a task that succeeds, and our tasks s
 queryable, so the event itself means "queryable". The classes add to it (``outlet_events``) what a downstream DAG
 needs to read the new data: the Druid task id and the interval(s). The two successes that do not mean "new data is
 served" (``allow_empty`` with nothing published, ``on_never="pass"``) say so in the extra (``queryable: false``),
-since Airflow offers no way to withhold the event of a successful task.
+since Airflow offers no way to withhold the event of a successful task. Nor does ``superseded``: a later
+ingestion replaced this task's version before or after it was served, so queries read *that* task's data.
+``queryable`` speaks of this task's data (false then), ``served_by_task`` names the task whose version is read
+(this one when ``loaded``; the later one when ``superseded``, None when the task list does not tell) and
+``superseded_by`` that version: a consumer checks ``queryable`` or compares ``served_by_task`` with
+``druid_task_id`` instead of reading the winner's rows as ours.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ if TYPE_CHECKING:
 
     from airflow.sdk import Asset
 
-__all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri"]
+    from airflow_provider_druid_ingest.core.models import HandoffResult
+
+__all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri",
+           "served_by"]
 
 SCHEME = "druid"
 
@@ -63,11 +71,20 @@ def default_outlets(spec: Any, datasource: Any, conn_id: str) -> list[Any]:
     return [druid_asset(datasource, conn_id)]
 
 
+def served_by(druid_task_id: str, handoff: str, result: HandoffResult | None = None) -> str | None:
+    """The Druid task whose version queries read once the gate ended ``handoff`` (see the module docstring)."""
+    if handoff == "loaded":
+        return druid_task_id
+    return result.superseded_by_task if handoff == "superseded" and result is not None else None
+
+
 def event_extra(
     *, conn_id: str, datasource: str, intervals: Sequence[str], druid_task_id: str, handoff: str,
-    queryable: bool = True,
+    queryable: bool = True, result: HandoffResult | None = None,
 ) -> dict[str, Any]:
-    """What a downstream DAG reads from the event: ``interval`` spans all ``intervals`` (ISO ``start/end``)."""
+    """What a downstream DAG reads from the event: ``interval`` spans all ``intervals`` (ISO ``start/end``).
+
+    ``queryable`` is false when superseded (a later task's data is read); ``result`` names that task."""
     starts = [i.split("/", 1)[0] for i in intervals]
     ends = [i.split("/", 1)[1] for i in intervals if "/" in i]
     return {
@@ -77,7 +94,9 @@ def event_extra(
         "interval": f"{min(starts)}/{max(ends)}" if starts and ends else None,
         "intervals": list(intervals),
         "handoff": handoff,
-        "queryable": queryable,
+        "queryable": queryable and handoff != "superseded",
+        "served_by_task": served_by(druid_task_id, handoff, result),
+        "superseded_by": result.superseded_by if result is not None and handoff == "superseded" else None,
     }
 
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowTaskTimeout, TaskDeferralTimeout
 
-from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event
+from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.core.errors import DruidError
 from airflow_provider_druid_ingest.core.options import check_on_never
 from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
 from airflow_provider_druid_ingest.core.spec.facts import task_slots
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.links import XCOM_TASK_ID, push_task_refs
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, XCOM_TASK_ID, push_task_refs
 from airflow_provider_druid_ingest.operators.spec_operator import DruidSpecOperator
 
 if TYPE_CHECKING:
@@ -78,7 +78,9 @@ class DruidIngestOperator(DruidSpecOperator):
     ingestion with a pool, create it with ``--include-deferred``: deferred tasks hold no slot otherwise.
     ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when the datasource is static
     and ``wait_for_handoff`` is on. Its event carries ``druid_task_id``, ``interval`` (``start/end``),
-    ``intervals``, ``handoff`` (the gate's state) and ``queryable`` in its extra (see ``common/assets.py``).
+    ``intervals``, ``handoff`` (the gate's state), ``queryable``, ``served_by_task`` and ``superseded_by`` in its
+    extra (see ``common/assets.py``: ``superseded`` passes the gate, but queries read the later task's data, so
+    ``queryable`` is false there). XCom ``druid_served_by_task`` names that task too, for a downstream row count.
     """
 
     def __init__(
@@ -167,6 +169,10 @@ class DruidIngestOperator(DruidSpecOperator):
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
         self._druid_task_id = self._lineage_task_id = outcome.task.task_id
+        # the first line of ours after a resume: a log that ends before it stopped in Airflow's start-up
+        # (its supervisor could not reach the Execution API: docs/deployment.md §5)
+        self.log.info("Resumed from the triggerer: Druid task %s %s%s", outcome.task.task_id, outcome.task.kind,
+                      f", handoff {outcome.handoff.kind}" if outcome.handoff is not None else "")
         if self._lineage_plan is None:  # a fresh process after the deferral: re-plan (pure) for the lineage
             self.plan(context, log_warnings=False)
         return self._finish(outcome, context)
@@ -199,8 +205,23 @@ class DruidIngestOperator(DruidSpecOperator):
         if outcome.handoff is None:
             raise AirflowException(f"Druid task {druid_task_id} succeeded but the handoff wait did not run")
         result = handoff_result(outcome.handoff, self.on_never, self.log, sensor=False, allow_empty=self.allow_empty)
+        self._push_served_by(context, druid_task_id, outcome.handoff)
         self._record_asset_event(context, plan, druid_task_id, outcome.handoff)  # reached only once green
+        self.log.info("Druid task %s done: handing Airflow the return value (XCom return_value) and the Asset "
+                      "event; Airflow sends both, and the success, through the Execution API", druid_task_id)
         return result
+
+    def _push_served_by(self, context: Context, druid_task_id: str, handoff: HandoffOutcome) -> None:
+        """XCom ``druid_served_by_task``: whose data a query of the interval reads now (a row count must say)."""
+        state = handoff.result.state if handoff.result is not None else handoff.kind
+        served = served_by(druid_task_id, state, handoff.result)
+        if state == "superseded":
+            self.log.warning("Druid task %s was superseded: the served version is Druid task %s's (%s), not this "
+                             "task's; queries of the interval read that task's rows", druid_task_id,
+                             served or "unknown", handoff.result.superseded_by if handoff.result else "?")
+        if context.get("ti") is not None:
+            self.log.info("Pushing XCom %s=%s (through the Execution API)", XCOM_SERVED_BY, served)
+            context["ti"].xcom_push(key=XCOM_SERVED_BY, value=served)
 
     def _record_asset_event(
         self, context: Context, plan: IngestionPlan | None, druid_task_id: str, handoff: HandoffOutcome
@@ -211,7 +232,8 @@ class DruidIngestOperator(DruidSpecOperator):
         plan = plan or self.plan(context, log_warnings=False)
         state = handoff.result.state if handoff.result is not None else handoff.kind
         extra = event_extra(conn_id=self.druid_conn_id, datasource=plan.datasource, intervals=plan.intervals,
-                            druid_task_id=druid_task_id, handoff=state, queryable=state in ("loaded", "superseded"))
+                            druid_task_id=druid_task_id, handoff=state, queryable=state == "loaded",
+                            result=handoff.result)
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
 

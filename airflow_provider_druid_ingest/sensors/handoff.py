@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
 
-from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event
+from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.core.errors import DruidError
 from airflow_provider_druid_ingest.core.options import check_on_never
 from airflow_provider_druid_ingest.core.retry import PollSchedule
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.links import DruidTaskLink, push_task_refs
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, DruidTaskLink, push_task_refs
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -178,16 +178,30 @@ class DruidHandoffSensor(BaseSensorOperator):
         if target is not None:
             self._target = HandoffTarget.from_dict(target)  # also names the datasource for the lineage
             self._green(context, self._target, outcome)
+        else:  # no target in the kwargs (dag.test() resumes with the event alone): no Asset extra, still the XCom
+            self._push_served_by(context, outcome.task_id, outcome)
         return druid_task_id
 
     def _green(self, context: Context, target: HandoffTarget, outcome: HandoffOutcome | None) -> str:
-        """The gate passed: annotate our Druid asset's event with the task id and interval(s)."""
+        """The gate passed: annotate our Druid asset's event with the task id and interval(s), and push XCom
+        ``druid_served_by_task`` (see ``common/assets.py``)."""
         state = outcome.result.state if outcome is not None and outcome.result is not None else "loaded"
         extra = event_extra(conn_id=self.druid_conn_id, datasource=target.datasource, intervals=target.intervals,
-                            druid_task_id=target.task_id, handoff=state, queryable=state in ("loaded", "superseded"))
+                            druid_task_id=target.task_id, handoff=state, queryable=state == "loaded",
+                            result=outcome.result if outcome is not None else None)
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
+        self._push_served_by(context, target.task_id, outcome)
         return target.task_id
+
+    def _push_served_by(self, context: Context, druid_task_id: str, outcome: HandoffOutcome | None) -> None:
+        """XCom ``druid_served_by_task``: whose data a query reads now (superseded: the later task's)."""
+        if context.get("ti") is None:
+            return
+        result = outcome.result if outcome is not None else None
+        served = served_by(druid_task_id, result.state if result is not None else "loaded", result)
+        self.log.info("Pushing XCom %s=%s (through the Execution API)", XCOM_SERVED_BY, served)
+        context["ti"].xcom_push(key=XCOM_SERVED_BY, value=served)
 
     def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
         """Output: the datasource, now queryable; run facet ``externalQuery``: the Druid task id. No inputs: the

@@ -11,6 +11,7 @@ from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskD
 from airflow.sdk.execution_time.context import OutletEventAccessors
 
 from airflow_provider_druid_ingest.common.assets import asset_uri, druid_asset
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
@@ -34,8 +35,10 @@ def extra_of(ctx, uri: str = URI) -> dict:
 
 
 def assert_extra(extra: dict, druid_task_id: str, *, handoff: str = "loaded", queryable: bool = True) -> None:
+    served = druid_task_id if handoff == "loaded" else None  # superseded: tests/airflow/operators/test_ingest_edges
     assert extra == {"druid_task_id": druid_task_id, "conn_id": "druid_cluster_default", "datasource": "wiki",
-                     "interval": DAY, "intervals": [DAY], "handoff": handoff, "queryable": queryable}
+                     "interval": DAY, "intervals": [DAY], "handoff": handoff, "queryable": queryable,
+                     "served_by_task": served, "superseded_by": None}
 
 
 def test_provider_registers_a_uri_handler_that_rejects_malformed_druid_uris():
@@ -128,6 +131,21 @@ def test_handoff_sensor_never_fails_without_event_and_pass_says_not_queryable(dr
     passing = DruidHandoffSensor(task_id="h", druid_task_id=druid_task_id, datasource="wiki", on_never="pass")
     assert passing.execute_complete(ctx, never, target=target) == druid_task_id
     assert_extra(extra_of(ctx), druid_task_id, handoff="never", queryable=False)
+
+
+def test_handoff_sensor_superseded_says_not_queryable_and_names_the_served_task(druid_conn, ctx):
+    druid_task_id = _succeeded(ctx)
+    target = {"task_id": druid_task_id, "datasource": "wiki", "intervals": [DAY], "min_version": "2026"}
+    superseded = {"status": "success", "druid_task_id": druid_task_id, "message": "wiki: superseded: later",
+                  "result": {"state": "superseded", "superseded_by": "2099-01-01T00:00:00.000Z",
+                             "superseded_by_task": "later_task"}}
+    ti = ctx["ti"]
+    sensor = DruidHandoffSensor(task_id="h", druid_task_id=druid_task_id, datasource="wiki")
+    assert sensor.execute_complete(ctx, superseded, target=target) == druid_task_id
+    extra = extra_of(ctx)
+    assert extra["handoff"] == "superseded" and extra["queryable"] is False
+    assert extra["served_by_task"] == "later_task" and extra["superseded_by"] == "2099-01-01T00:00:00.000Z"
+    assert ti.xcom[XCOM_SERVED_BY] == "later_task"
 
 
 # ---- the real emission path: dag.test() registers the events in the metadata DB --------------------------

@@ -163,3 +163,51 @@ def test_one_shot_dag_green(druid_conn, trigger_runs, caplog, capsys):
     assert trigger_runs == ["DruidIngestionTrigger"]  # deferred once, for the task and its handoff
     out = capsys.readouterr()
     assert PASSWORD not in "\n".join([caplog.text, out.out, out.err, repr(stored_xcoms(dr)), repr(rendered_fields(dr))])
+
+
+def test_one_shot_dag_superseded_gate_labels_the_counts_with_the_served_task(druid_conn, trigger_runs, capsys):
+    """Another run replaced the day while ours waited to be served: the gate passes ``superseded``, and the row
+    count reads the later task's data, so it must name that task, not ours."""
+    import threading
+
+    from airflow_provider_druid_ingest.hooks.druid import DruidHook
+    from airflow_provider_druid_ingest.testing import TaskPlan
+
+    serve_sql(druid_conn, [{"rollup_rows": 1712, "input_rows": 2000}])
+    druid_conn.pause_loading()
+    druid_conn.plan_next_task(TaskPlan(duration=1.5))  # the trigger sees our task hold the day's lock
+    winner: list[str] = []
+
+    def replace_the_day() -> None:  # another DAG (another spec) ingests the same day behind our lock
+        ours = posts_of(druid_conn)[0]
+        with DruidHook().get_client() as client:
+            while client.status(ours.json["id"]).state != "RUNNING":
+                time.sleep(0.05)
+            time.sleep(0.5)
+            later = json.loads(json.dumps(ours.json))
+            later.pop("id")
+            later["spec"]["dataSchema"]["dimensionsSpec"]["dimensions"].append("another_column")
+            winner.append(client.ensure_submitted(later).task_id)
+            for task_id in (ours.json["id"], winner[0]):
+                client.wait_for_task(task_id, timeout=30)
+        druid_conn.resume_loading()
+
+    threads: list[threading.Thread] = []
+    trigger_runs.on_trigger.append(lambda _name: threads.append(threading.Thread(target=replace_the_day)) or
+                                   threads[-1].start())
+    dr = run_dag(example_dag("example_druid_daily"))
+    for thread in threads:
+        thread.join(timeout=30)
+    assert dr.state == "success", ti_states(dr)
+    xcoms = {(task_id, key): value for task_id, key, value in stored_xcoms(dr)}
+    ours = xcoms[("ingest_events_web", "return_value")]
+    assert winner and winner[0] != ours
+    assert xcoms[("ingest_events_web", "druid_served_by_task")] == winner[0]
+    counts = xcoms[("count_rows", "return_value")]
+    assert counts["served_by_task"] == winner[0], counts
+    printed = capsys.readouterr().out
+    assert f"served version of Druid task {winner[0]}, not {ours}" in printed, printed
+
+
+def posts_of(fake) -> list:
+    return [r for r in fake.requests if r.method == "POST" and r.path == TASK]

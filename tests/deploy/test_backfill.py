@@ -67,7 +67,9 @@ def test_downstream_count_starts_only_after_the_handoff_gate(first_backfill, api
         ingest, count = tis[INGEST], tis["count_rows"]
         assert ts(count["start_date"]) >= ts(ingest["end_date"]), (day, ingest["end_date"], count["start_date"])
         seen = api.xcom(DAILY, run["dag_run_id"], "count_rows")
-        assert seen == {"rollup_rows": expected[day]["rollup_rows"], "input_rows": expected[day]["rows"]}, day
+        ours = api.xcom(DAILY, run["dag_run_id"], INGEST, "druid_task_id")  # no later run: its own data is read
+        assert seen == {"rollup_rows": expected[day]["rollup_rows"], "input_rows": expected[day]["rows"],
+                        "served_by_task": ours}, day
         gap = ts(count["start_date"]) - ts(ingest["end_date"])
         print(f"[deploy] {day}: ingest ended {ingest['end_date'][11:23]}, count_rows started "
               f"{count['start_date'][11:23]} (+{gap:.2f}s) and read {seen}")

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import copy
+import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -14,11 +16,13 @@ from airflow.sdk.exceptions import AirflowException, TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
 
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE
+from airflow_provider_druid_ingest.hooks.druid import DruidHook
+from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.testing import TaskPlan
 
 from ..conftest import FakeTI
-from ..helpers import FAST, run_trigger, shutdowns, spec
+from ..helpers import FAST, posts, run_trigger, shutdowns, spec
 
 URI = "druid://druid_cluster_default/wiki"
 
@@ -45,18 +49,58 @@ def _resume(ctx: dict[str, Any], event: dict[str, Any], **kw: Any) -> dict[str, 
 
 def test_queryable_on_the_event_follows_the_gate_state(druid_conn, ctx):
     loaded = _loaded_event(ctx)
-    assert _resume(ctx, loaded)["queryable"] is True
+    extra = _resume(ctx, loaded)
+    assert extra["queryable"] is True and extra["served_by_task"] == extra["druid_task_id"]
+    assert extra["superseded_by"] is None
 
-    superseded = copy.deepcopy(loaded)  # a later replace's segments are what queries read: still queryable
-    superseded["handoff"]["result"].update(state="superseded", superseded_by="2099-01-01T00:00:00.000Z")
+    superseded = copy.deepcopy(loaded)  # a later replace's segments are what queries read: not OUR data
+    superseded["handoff"]["result"].update(state="superseded", superseded_by="2099-01-01T00:00:00.000Z",
+                                           superseded_by_task="later_task")
     extra = _resume(ctx, superseded)
-    assert extra["handoff"] == "superseded" and extra["queryable"] is True
+    assert extra["handoff"] == "superseded" and extra["queryable"] is False
+    assert extra["served_by_task"] == "later_task" and extra["superseded_by"] == "2099-01-01T00:00:00.000Z"
 
     never = copy.deepcopy(loaded)  # load rules keep it in deep storage only: green with on_never="pass", not queryable
     never["status"] = never["handoff"]["status"] = "never"
     never["handoff"]["result"].update(state="never", never=["seg1"])
     extra = _resume(ctx, never, on_never="pass")
     assert extra["handoff"] == "never" and extra["queryable"] is False
+
+
+def test_a_later_ingestion_that_superseded_ours_is_named_on_the_event_and_in_xcom(druid_conn, ctx, caplog, capsys):
+    """Our task's version was replaced before it was served (another run of the day): the gate passes
+    (``superseded``), but what queries read is the later task's data, so the event must not say
+    ``queryable: true`` for ours, and the task whose version is served is named for the row count."""
+    druid_conn.pause_loading()
+    druid_conn.plan_next_task(TaskPlan(duration=1.5))  # long enough for the trigger to see it hold its lock
+    with pytest.raises(TaskDeferred) as deferred:
+        DruidIngestOperator(task_id="i", spec=spec(), **FAST).execute(ctx)
+    ours = deferred.value.trigger.druid_task_id
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(run_trigger, deferred.value.trigger)
+        interval = posts(druid_conn)[0].json["spec"]["dataSchema"]["granularitySpec"]["intervals"]
+        later = spec(intervals=interval)
+        later["spec"]["dataSchema"]["dimensionsSpec"]["dimensions"].append("another_column")  # another spec
+        with DruidHook().get_client() as client:
+            while client.status(ours).state != "RUNNING" or druid_conn.task(ours).version is None:
+                time.sleep(0.05)
+            time.sleep(0.3)  # a few trigger polls while our task holds the day's lock
+            winner = client.ensure_submitted(later).task_id
+            for task_id in (ours, winner):  # the later one queues behind our lock: its version is higher
+                assert client.wait_for_task(task_id, timeout=20).state == "SUCCESS"
+        druid_conn.resume_loading()
+        event = waiting.result(timeout=30)
+    assert event["handoff"]["result"]["state"] == "superseded", event
+    fresh = {**ctx, "outlet_events": OutletEventAccessors(), "ti": FakeTI()}
+    caplog.set_level(logging.INFO)
+    assert DruidIngestOperator(task_id="i", spec=spec(), **FAST).execute_complete(fresh, event) == ours
+    extra = dict(fresh["outlet_events"][Asset(URI)].extra)
+    assert extra["druid_task_id"] == ours and extra["handoff"] == "superseded"
+    assert extra["queryable"] is False and extra["served_by_task"] == winner
+    assert extra["superseded_by"] == druid_conn.task(winner).version
+    assert fresh["ti"].xcom[XCOM_SERVED_BY] == winner  # the row count downstream reads the winner's data
+    logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
+    assert f"served version is Druid task {winner}'s" in logged
 
 
 def _deferred(ctx: dict[str, Any], **kw: Any) -> tuple[TaskDeferred, float]:
