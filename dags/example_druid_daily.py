@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable, task
+from druid_ingest.planning import load_template
 
-from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
