@@ -182,6 +182,6 @@ for airflow_version in $versions; do
   AIRFLOW__OPENLINEAGE__TRANSPORT="{\"type\": \"file\", \"log_file_path\": \"$events\", \"append\": true}" \
     AIRFLOW__OPENLINEAGE__NAMESPACE=package_smoke smoke "$vpy" --openlineage "$events"
   ol_version="$("${uv[@]}" pip show --python "$vpy" apache-airflow-providers-openlineage | sed -n 's/^Version: //p')"
-  echo "package smoke: Airflow $airflow_version (OpenLineage provider $ol_version) green in $((SECONDS - t1))s"
+  echo "package smoke: Airflow $airflow_version (OpenLineage provider $ol_version) green in $((SECONDS - t1))s, venv $(du -sh "$venv" | cut -f1)"
 done
 echo "package smoke: all green ($versions) in $((SECONDS - t0))s"
