@@ -209,3 +209,10 @@ def test_no_forbidden_dependency() -> None:
                 if target == banned or target.startswith(banned + ".")
             ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_circle_finder_finds_planted_circles() -> None:
+    """The checks above can fail: a two-module circle and a longer one are found, a chain is not."""
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c", "f"}, "f": set()}
+    assert sorted(_cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
