@@ -1,4 +1,4 @@
-"""``python -m airflow_provider_druid_ingest``: the ``druid-ingest`` command line."""
+"""``python -m airflow_provider_druid_ingest``: ``druid-ingest`` with the provider's ``check-dags``."""
 
 from airflow_provider_druid_ingest.cli import main
 

@@ -10,12 +10,14 @@ slots exceed the cluster (they run with less parallelism than asked, or deadlock
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from typing import Any
 
-from .core.capacity import slots_finding
-from .core.models import ClusterCapacity
+from druid_ingest.api import ClusterCapacity
+from druid_ingest.ops import slots_finding
 
-__all__ = ["check_dags"]
+__all__ = ["check_dags", "register"]
 
 
 def _pools() -> dict[str, Any]:
@@ -69,3 +71,26 @@ def _check_task(task: Any, pools: dict[str, Any], capacity: ClusterCapacity | No
     if verdict is not None:
         found.append(verdict)
     return found
+
+
+def register(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``check-dags`` to the core's ``druid-ingest`` command (entry point group ``druid_ingest.cli``)."""
+    c = command("check-dags", "check a DAG folder's Druid tasks against the deployment's pools (imports Airflow)")
+    c.add_argument("--dags", required=True, help="the DAG folder to load")
+    c.add_argument("--url", help="a Druid URL: also compare each task's slots with the cluster's")
+    c.set_defaults(func=_cmd_check_dags)
+
+
+def _cmd_check_dags(args: argparse.Namespace) -> int:
+    from druid_ingest.cli import connect, emit
+
+    capacity = None
+    if args.url:
+        with connect(args.url) as client:
+            capacity = client.capacity()
+    findings = check_dags(args.dags, capacity)
+    problems = [f for f in findings if f["level"] == "error"]
+    lines = [f"{f['level']}: {f['dag_id']}.{f['task_id']}: {f['message']}" for f in findings]
+    lines.append(f"{len(problems)} problem(s), {len(findings) - len(problems)} warning(s) in {args.dags}")
+    emit(args, {"findings": findings, "problems": len(problems)}, lines)
+    return 1 if problems else 0

@@ -36,7 +36,7 @@ class SimClock:
 
 
 def main() -> None:
-    from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+    from druid_ingest.testing import FakeDruid, TaskPlan
 
     clock = SimClock()
     rng = random.Random(11)

@@ -35,11 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import requests
-
-from airflow_provider_druid_ingest.core import ClusterConfig, PollSchedule, RetryPolicy, build_plan
-from airflow_provider_druid_ingest.core.history import CACHE, HANDOFF_LATENCIES, percentile
-from airflow_provider_druid_ingest.core.sync_client import DruidClient
-from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy, build_plan
+from druid_ingest.ops._history import CACHE, HANDOFF_LATENCIES, percentile
+from druid_ingest.testing import FakeDruid, TaskPlan
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -131,7 +129,7 @@ def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, r
 
 def _fixed(client: DruidClient, spec: dict[str, Any], schedule: PollSchedule) -> Any:
     """Our client polling at one fixed interval, no prediction (the same gate at the end)."""
-    from airflow_provider_druid_ingest.core.ingestion import ingest
+    from druid_ingest.ops import ingest
 
     return client._run(ingest(build_plan(spec), task_timeout=6 * 3600, handoff_timeout=3600, schedule=schedule,
                               clock=client.clock))

@@ -36,11 +36,10 @@ from urllib.parse import urlsplit
 
 import benchlib
 import requests
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient, PollSchedule
-from airflow_provider_druid_ingest.core.operations import gate_chunks, gate_look
-from airflow_provider_druid_ingest.core.sync_client import drive
-from airflow_provider_druid_ingest.testing import FakeDruid, index_parallel_spec
+from druid_ingest import ClusterConfig, PollSchedule
+from druid_ingest.clients._sync_client import DruidClient, drive
+from druid_ingest.ops._operations import gate_chunks, gate_look
+from druid_ingest.testing import FakeDruid, index_parallel_spec
 
 DS = "bench_handoff"
 DAY = date(2026, 11, 1)

@@ -43,8 +43,7 @@ def serve(conn: Any) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     import requests
-
-    from airflow_provider_druid_ingest.testing import FakeDruid, index_parallel_spec
+    from druid_ingest.testing import FakeDruid, index_parallel_spec
 
     def kind(method: str, path: str) -> str:
         if path.endswith("/taskStatus"):
@@ -92,8 +91,8 @@ def rss_mb() -> float:
 
 async def measure(url: str, ids: list[str], shared: bool, window: float, warmup: float,
                   conn: Any) -> dict[str, Any]:
-    from airflow_provider_druid_ingest.core import ClusterConfig, PollSchedule
-    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient, shared_client
+    from druid_ingest import ClusterConfig, PollSchedule
+    from druid_ingest.clients import AsyncDruidClient, shared_client
 
     config = ClusterConfig(url=url, read_timeout=120)
     schedule = PollSchedule(*SCHEDULE)

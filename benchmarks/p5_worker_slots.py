@@ -42,8 +42,7 @@ from urllib.parse import quote
 
 import benchlib
 import requests
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient
+from druid_ingest import ClusterConfig, DruidClient
 
 ROOT = benchlib.ROOT
 sys.path.insert(0, str(ROOT / "dev" / "airflow"))

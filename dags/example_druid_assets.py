@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pendulum
 from airflow.sdk import DAG, task
+from druid_ingest.planning import load_template
 
 from airflow_provider_druid_ingest.common.assets import druid_asset
-from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 

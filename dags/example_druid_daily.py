@@ -42,8 +42,8 @@ from pathlib import Path
 
 import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable, XComArg, task
+from druid_ingest.planning import load_template
 
-from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator

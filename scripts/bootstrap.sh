@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Create .venv and install the package with its dev extras, the postgres extra (dev/airflow's deployment), the
-# Dagster face's extra (tests/dagster) and the OpenLineage extra (tests/airflow/test_openlineage.py). Idempotent:
-# skips pip when pyproject.toml has not changed since the last successful install. Fails loudly when Python is missing or too old.
+# Create .venv and install the three distributions of this repository editable, in one pip command: the core
+# (packages/druid-ingest), the Dagster integration (packages/dagster-druid-ingest, for tests/dagster_druid_ingest)
+# and the provider with its dev extras, the postgres extra (dev/airflow's deployment) and the OpenLineage extra
+# (tests/airflow/test_openlineage.py). Idempotent: skips pip when no pyproject.toml has changed since the last
+# successful install. Fails loudly when Python is missing or too old.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -11,11 +13,12 @@ command -v "$PY" >/dev/null || { echo "bootstrap: $PY not found; install Python 
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+stamp=.venv/.installed-$(cat pyproject.toml packages/*/pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "bootstrap: installing airflow-provider-druid-ingest[dev,postgres,dagster,openlineage] into .venv (first run: minutes)"
+  echo "bootstrap: installing druid-ingest, dagster-druid-ingest and airflow-provider-druid-ingest[dev,postgres,openlineage] into .venv (first run: minutes)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[dev,postgres,dagster,openlineage]"
+  .venv/bin/python -m pip install -q -e packages/druid-ingest -e packages/dagster-druid-ingest \
+    -e ".[dev,postgres,openlineage]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "dev" / "airflow"))
 
 from airflow_rest import AirflowAPI  # noqa: E402
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient  # noqa: E402
+from druid_ingest import ClusterConfig, DruidClient  # noqa: E402
 
 DAG_ID = "example_druid_daily"
 INGEST = "ingest_events_web"

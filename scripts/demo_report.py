@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient
+from druid_ingest import ClusterConfig, DruidClient
 
 
 def main() -> int:

@@ -4,7 +4,7 @@
 #   scripts/mutation.sh [THRESHOLD] [MUTANT_GLOB ...]
 #
 # THRESHOLD: the lowest acceptable kill rate in percent (default 0: only report). MUTANT_GLOB: restrict the run to
-# some mutants by mutmut name, e.g. 'airflow_provider_druid_ingest.core.poller*' (default: the whole scope).
+# some mutants by mutmut name, e.g. 'druid_ingest.clients._poller*' (default: the whole scope).
 # Prints the counts, the kill rate ((killed + timeout) / checked) and every surviving mutant, and exits 1 when the
 # kill rate is below THRESHOLD. mutmut works in mutants/ (git-ignored) and caches verdicts there: a second run
 # re-checks only mutants whose function or tests changed; `rm -rf mutants` starts afresh.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from airflow.sdk import Asset
 
-    from airflow_provider_druid_ingest.core.models import HandoffResult
+    from druid_ingest.api import HandoffResult
 
 __all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri",
            "served_by"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from airflow_provider_druid_ingest.core.lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
+from druid_ingest.planning import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
 
 __all__ = ["lineage_for", "operator_lineage"]
 

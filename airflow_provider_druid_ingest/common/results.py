@@ -10,9 +10,8 @@ from __future__ import annotations
 import logging
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
-
-from airflow_provider_druid_ingest.core.errors import DruidError, SpecValidationError, is_fatal
-from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome, TaskOutcome
+from druid_ingest.ops import HandoffOutcome, TaskOutcome
+from druid_ingest.wire import DruidError, SpecValidationError, is_fatal
 
 __all__ = ["airflow_error", "handoff_result", "task_result"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
+from druid_ingest.wire import PollSchedule, RetryPolicy
 
 __all__ = ["DEFER_GRACE", "default_deferrable", "wait_kwargs"]
 

@@ -1,107 +1,27 @@
-"""The orchestrator-agnostic core: the only code that speaks Druid HTTP. No Airflow or Dagster imports.
+"""Deprecated alias of the core library ``druid_ingest`` (its own distribution, ``druid-ingest``, since 0.1.0).
 
-``DruidClient`` (requests) and ``AsyncDruidClient`` (aiohttp) share one request/response model (``http``), one
-error taxonomy (``errors``), one retry policy (``retry``/``exchange``), one set of operations
-(``endpoints``/``operations``/``waits``) and one plan (``plan``). The clients are imported lazily so that
-importing the core (as DAG files do, through the operators) pulls in neither requests nor aiohttp: every public
-name here resolves on first use.
+Kept so that code written against ``airflow_provider_druid_ingest.core`` (``from ...core import DruidClient``,
+``from ...core.spec import load_template`` in DAG files) keeps working through one release, with a
+DeprecationWarning that names the new import. Only the old top-level names and ``core.spec``'s are kept: the
+deep module paths were never public.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import warnings
+from typing import Any
 
-if TYPE_CHECKING:
-    from .async_client import AsyncDruidClient
-    from .config import ClusterConfig, Secret
-    from .errors import (
-        DruidAuthError,
-        DruidError,
-        DruidFatalError,
-        DruidRetriesExhaustedError,
-        DruidTaskFailedError,
-        DruidTransientError,
-        DruidUsageError,
-        DruidValidationError,
-        DruidWaitTimeoutError,
-        DuplicateTaskIdError,
-        HandoffNeverError,
-        SpecValidationError,
-        UnknownTaskError,
-    )
-    from .models import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
-    from .msq import MsqPlan, build_msq_plan
-    from .outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
-    from .plan import IngestionPlan, build_plan
-    from .retry import PollSchedule, RetryPolicy
-    from .sync_client import DruidClient
+import druid_ingest
 
-#: where each public name lives; resolved on first use so that importing one submodule (as DAG files do,
-#: through the operators) does not import the clients, requests, aiohttp or the spec validator
-_WHERE = {
-    "AsyncDruidClient": "async_client",
-    "DruidClient": "sync_client",
-    "ClusterConfig": "config",
-    "Secret": "config",
-    "HandoffResult": "models",
-    "HandoffTarget": "models",
-    "IngestResult": "models",
-    "SubmitOutcome": "models",
-    "TaskStatus": "models",
-    "HandoffOutcome": "outcomes",
-    "IngestionOutcome": "outcomes",
-    "TaskOutcome": "outcomes",
-    "IngestionPlan": "plan",
-    "build_plan": "plan",
-    "MsqPlan": "msq",
-    "build_msq_plan": "msq",
-    "PollSchedule": "retry",
-    "RetryPolicy": "retry",
-}
+__all__ = list(druid_ingest.__all__)
 
 
 def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    if name.startswith(("Druid", "Duplicate", "Handoff", "Spec", "Unknown")):
-        errors = importlib.import_module(f"{__name__}.errors")
-        if hasattr(errors, name):
-            return getattr(errors, name)
-    raise AttributeError(name)
-
-
-__all__ = [
-    "AsyncDruidClient",
-    "ClusterConfig",
-    "DruidAuthError",
-    "DruidClient",
-    "DruidError",
-    "DruidFatalError",
-    "DruidRetriesExhaustedError",
-    "DruidTaskFailedError",
-    "DruidTransientError",
-    "DruidUsageError",
-    "DruidValidationError",
-    "DruidWaitTimeoutError",
-    "DuplicateTaskIdError",
-    "HandoffNeverError",
-    "HandoffOutcome",
-    "HandoffResult",
-    "HandoffTarget",
-    "IngestResult",
-    "IngestionOutcome",
-    "IngestionPlan",
-    "MsqPlan",
-    "PollSchedule",
-    "RetryPolicy",
-    "Secret",
-    "SpecValidationError",
-    "SubmitOutcome",
-    "TaskOutcome",
-    "TaskStatus",
-    "UnknownTaskError",
-    "build_msq_plan",
-    "build_plan",
-]
+    if name in druid_ingest.__all__:
+        warnings.warn(
+            f"airflow_provider_druid_ingest.core is deprecated: import {name} from druid_ingest",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(druid_ingest, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

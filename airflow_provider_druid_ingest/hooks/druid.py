@@ -1,11 +1,11 @@
 """``DruidHook``: an Airflow connection of type ``druid_cluster`` turned into the core's Druid clients.
 
 Why ``airflow.sdk.BaseHook`` and not ``HttpHook`` (apache-airflow-providers-http): every Druid call goes
-through the package's own sans-I/O core (``airflow_provider_druid_ingest.core``), which owns retries,
+through the package's own sans-I/O core (``druid_ingest``), which owns retries,
 leader redirects (credentials only to configured hosts), timeouts and the error taxonomy, for both the
 sync (requests) and async (aiohttp) clients. ``HttpHook.run``/``HttpAsyncHook.run`` would duplicate all of
 that with different rules (tenacity retries, redirects followed by requests, ``extra`` headers), so the
-only thing the hook does is map a connection to a :class:`~airflow_provider_druid_ingest.core.ClusterConfig`.
+only thing the hook does is map a connection to a :class:`~druid_ingest.ClusterConfig`.
 No dependency on providers-http is needed.
 
 Importing this module is cheap: the clients (requests / aiohttp) are imported when first asked for.
@@ -16,16 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseHook
-
-from airflow_provider_druid_ingest.core.config import ClusterConfig
-from airflow_provider_druid_ingest.core.errors import DruidError
+from druid_ingest.wire import ClusterConfig, DruidError
 
 if TYPE_CHECKING:
     from airflow.sdk import Connection
-
-    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
-    from airflow_provider_druid_ingest.core.retry import RetryPolicy
-    from airflow_provider_druid_ingest.core.sync_client import DruidClient
+    from druid_ingest.clients import AsyncDruidClient, DruidClient
+    from druid_ingest.wire import RetryPolicy
 
 __all__ = ["CONN_TYPE", "TLS_PORTS", "DruidHook", "base_url_from", "config_from_connection"]
 
@@ -111,7 +107,7 @@ class DruidHook(BaseHook):
     ``trusted_hosts`` (comma-separated ``host:port`` allowed to receive credentials on leader redirects).
 
     :param druid_conn_id: the connection id (default ``druid_cluster_default``)
-    :param retry: optional :class:`~airflow_provider_druid_ingest.core.retry.RetryPolicy` for every call
+    :param retry: optional :class:`~druid_ingest.wire._retry.RetryPolicy` for every call
     """
 
     conn_name_attr = "druid_conn_id"
@@ -147,11 +143,11 @@ class DruidHook(BaseHook):
     # ---- clients ------------------------------------------------------------------------------
 
     def get_client(self, retry: RetryPolicy | None = None) -> DruidClient:
-        """A synchronous :class:`~airflow_provider_druid_ingest.core.sync_client.DruidClient` (close it).
+        """A synchronous :class:`~druid_ingest.clients._sync_client.DruidClient` (close it).
 
         ``retry`` overrides the hook's policy for this client only (the hook itself is never changed).
         """
-        from airflow_provider_druid_ingest.core.sync_client import DruidClient
+        from druid_ingest.clients import DruidClient
 
         return DruidClient(self.get_config(), retry or self.retry)
 
@@ -159,8 +155,8 @@ class DruidHook(BaseHook):
         return self.get_client()
 
     async def get_async_client(self) -> AsyncDruidClient:
-        """An :class:`~airflow_provider_druid_ingest.core.async_client.AsyncDruidClient`; use ``async with``."""
-        from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+        """An :class:`~druid_ingest.clients._async_client.AsyncDruidClient`; use ``async with``."""
+        from druid_ingest.clients import AsyncDruidClient
 
         return AsyncDruidClient(await self.aget_config(), self.retry)
 
@@ -182,9 +178,8 @@ class DruidHook(BaseHook):
         the test; 403 (logged in, no STATE READ) passes with a note, and so does a login without STATE WRITE
         (status is then read per task). Each failure names the step, the URL, the cause and what to change.
         """
-        from airflow_provider_druid_ingest.core.errors import DruidAuthError, DruidRetriesExhaustedError
-        from airflow_provider_druid_ingest.core.retry import RetryPolicy
-        from airflow_provider_druid_ingest.core.sync_client import DruidClient
+        from druid_ingest.clients import DruidClient
+        from druid_ingest.wire import DruidAuthError, DruidRetriesExhaustedError, RetryPolicy
 
         step = "reading the connection"
         try:

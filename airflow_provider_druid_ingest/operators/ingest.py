@@ -15,25 +15,22 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowTaskTimeout, TaskDeferralTimeout
+from druid_ingest.ops import check_on_never
+from druid_ingest.planning import task_slots
+from druid_ingest.wire import DruidError, PollSchedule, RetryPolicy
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
-from airflow_provider_druid_ingest.core.errors import DruidError
-from airflow_provider_druid_ingest.core.options import check_on_never
-from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
-from airflow_provider_druid_ingest.core.spec.facts import task_slots
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, XCOM_TASK_ID, push_task_refs
 from airflow_provider_druid_ingest.operators.spec_operator import DruidSpecOperator
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-
-    from airflow_provider_druid_ingest.core.models import HandoffResult
-    from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome, IngestionOutcome
-    from airflow_provider_druid_ingest.core.plan import IngestionPlan
-    from airflow_provider_druid_ingest.core.sync_client import DruidClient
-    from airflow_provider_druid_ingest.core.waits import TaskProgress
+    from druid_ingest.api import HandoffResult
+    from druid_ingest.clients import DruidClient
+    from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskProgress
+    from druid_ingest.planning import IngestionPlan
 
 __all__ = ["DruidIngestOperator"]
 # DAG files import this module at parse time: the waits, outcomes and the trigger (airflow.triggers.base alone
@@ -162,7 +159,7 @@ class DruidIngestOperator(DruidSpecOperator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> str:
         """Resumed by the trigger's one event (both waits)."""
-        from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome
+        from druid_ingest.ops import IngestionOutcome
 
         try:
             outcome = IngestionOutcome.from_dict(event or {})
@@ -238,7 +235,7 @@ class DruidIngestOperator(DruidSpecOperator):
             self.log.info("Asset event %s: %s", uri, extra)
 
     def _log_progress(self, item: TaskProgress | HandoffResult) -> None:
-        from airflow_provider_druid_ingest.core.waits import TaskProgress
+        from druid_ingest.ops import TaskProgress
 
         if isinstance(item, TaskProgress):
             self.log.info("%s", item.line())

@@ -12,17 +12,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowFailException
+from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.assets import default_outlets
 from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
-from airflow_provider_druid_ingest.core.errors import SpecValidationError
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-
-    from airflow_provider_druid_ingest.core.msq import MsqPlan
+    from druid_ingest.planning import MsqPlan
 
 __all__ = ["DruidMsqIngestOperator"]
 
@@ -90,7 +89,7 @@ class DruidMsqIngestOperator(DruidIngestOperator):
     def plan(self, context: Context, *, log_warnings: bool = True) -> MsqPlan:  # type: ignore[override]
         """The run's MSQ plan: rendered and checked, no HTTP. A bad statement fails without retries
         (``log_warnings=False``: a resumed task re-plans only to know its lineage)."""
-        from airflow_provider_druid_ingest.core.msq import build_msq_plan
+        from druid_ingest.planning import build_msq_plan
 
         try:
             plan = build_msq_plan(

@@ -15,20 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowFailException
+from druid_ingest.planning import Preflight, check_preflight
+from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
-from airflow_provider_druid_ingest.core.errors import SpecValidationError
-from airflow_provider_druid_ingest.core.spec.preflight import Preflight, check_preflight
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-
-    from airflow_provider_druid_ingest.core.models import SubmitOutcome
-    from airflow_provider_druid_ingest.core.plan import IngestionPlan
-    from airflow_provider_druid_ingest.core.retry import RetryPolicy
-    from airflow_provider_druid_ingest.core.sync_client import DruidClient
+    from druid_ingest.api import SubmitOutcome
+    from druid_ingest.clients import DruidClient
+    from druid_ingest.planning import IngestionPlan
+    from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DruidSpecOperator"]
 
@@ -140,7 +139,7 @@ class DruidSpecOperator(BaseOperator):
 
     def plan(self, context: Context, *, log_warnings: bool = True) -> IngestionPlan:
         """The run's plan: no client, no HTTP. Invalid specs fail without retries; warnings go to the task log."""
-        from airflow_provider_druid_ingest.core.plan import build_plan
+        from druid_ingest.planning import build_plan
 
         try:
             plan = build_plan(
@@ -164,8 +163,8 @@ class DruidSpecOperator(BaseOperator):
     def _check_capacity(self, client: DruidClient, plan: IngestionPlan) -> None:
         """Compare the plan's peak slots with the cluster's (``/workers``): warn when it cannot run at full
         parallelism, fail (no retry) when it would deadlock. Needs STATE READ; without it nothing is checked."""
-        from airflow_provider_druid_ingest.core.capacity import slots_finding
-        from airflow_provider_druid_ingest.core.errors import DruidAuthError
+        from druid_ingest.ops import slots_finding
+        from druid_ingest.wire import DruidAuthError
 
         try:
             verdict = slots_finding(plan.peak_slots, client.capacity())

@@ -30,8 +30,9 @@ class DruidSubmitOperator(DruidSpecOperator):
         super().__init__(spec=spec, **kwargs)
 
     def execute(self, context: Context) -> str:
+        from druid_ingest.wire import DruidError
+
         from airflow_provider_druid_ingest.common.results import airflow_error
-        from airflow_provider_druid_ingest.core.errors import DruidError
 
         plan = self.plan(context)
         try:

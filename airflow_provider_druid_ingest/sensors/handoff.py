@@ -14,22 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
+from druid_ingest.ops import check_on_never
+from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
-from airflow_provider_druid_ingest.core.errors import DruidError
-from airflow_provider_druid_ingest.core.options import check_on_never
-from airflow_provider_druid_ingest.core.retry import PollSchedule
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, DruidTaskLink, push_task_refs
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-
-    from airflow_provider_druid_ingest.core.models import HandoffTarget
-    from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
-    from airflow_provider_druid_ingest.core.retry import RetryPolicy
+    from druid_ingest.api import HandoffTarget
+    from druid_ingest.ops import HandoffOutcome
+    from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DruidHandoffSensor"]
 
@@ -164,12 +162,13 @@ class DruidHandoffSensor(BaseSensorOperator):
     def execute_complete(
         self, context: Context, event: dict[str, Any] | None = None, target: dict[str, Any] | None = None
     ) -> str:
+        from druid_ingest.api import HandoffTarget
+        from druid_ingest.ops import HandoffOutcome
+
         from airflow_provider_druid_ingest.common import results
-        from airflow_provider_druid_ingest.core import outcomes
-        from airflow_provider_druid_ingest.core.models import HandoffTarget
 
         try:
-            outcome = outcomes.HandoffOutcome.from_dict(event or {})
+            outcome = HandoffOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
         self._lineage_task_id = outcome.task_id

@@ -14,20 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
+from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.run_context import rendered
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
-from airflow_provider_druid_ingest.core.errors import DruidError
-from airflow_provider_druid_ingest.core.retry import PollSchedule
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_VERSION_CEILING, DruidTaskLink, push_task_refs
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-
-    from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
-    from airflow_provider_druid_ingest.core.retry import RetryPolicy
-    from airflow_provider_druid_ingest.core.waits import TaskProgress
+    from druid_ingest.ops import TaskOutcome, TaskProgress
+    from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DruidTaskSensor"]
 
@@ -125,10 +122,10 @@ class DruidTaskSensor(BaseSensorOperator):
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> str:
-        from airflow_provider_druid_ingest.core import outcomes
+        from druid_ingest.ops import TaskOutcome
 
         try:
-            outcome = outcomes.TaskOutcome.from_dict(event or {})
+            outcome = TaskOutcome.from_dict(event or {})
         except ValueError as exc:
             raise AirflowException(f"unexpected trigger event: {exc}") from None
         return self._finish(context, outcome)

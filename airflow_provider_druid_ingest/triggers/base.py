@@ -15,13 +15,13 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
+from druid_ingest.wire import PollSchedule, RetryPolicy
 
-from airflow_provider_druid_ingest.core.retry import PollSchedule, RetryPolicy
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 
 if TYPE_CHECKING:
-    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
-    from airflow_provider_druid_ingest.core.config import ClusterConfig
+    from druid_ingest.clients import AsyncDruidClient
+    from druid_ingest.wire import ClusterConfig
 
 __all__ = ["DEFAULT_WAIT", "DruidWaitTrigger"]
 
@@ -84,7 +84,7 @@ class DruidWaitTrigger(BaseTrigger):
         hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
         config = await hook.aget_config()
         candidate = await asyncio.to_thread(_build_client, config, hook.retry)
-        from airflow_provider_druid_ingest.core.async_client import shared_client
+        from druid_ingest.clients import shared_client
 
         async with shared_client(config, hook.retry, make=lambda: candidate) as client:
             yield client
@@ -108,8 +108,7 @@ class DruidWaitTrigger(BaseTrigger):
 
 
 def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDruidClient:
-    import airflow_provider_druid_ingest.core.outcomes
-    import airflow_provider_druid_ingest.core.waits  # noqa: F401 - loaded here, off the event loop
-    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
+    from druid_ingest.clients import AsyncDruidClient
+    from druid_ingest.ops import IngestionOutcome, TaskProgress  # noqa: F401 - loads the waits here, off the event loop
 
     return AsyncDruidClient(config, retry, shared=True)

@@ -1,6 +1,6 @@
 """``DruidHandoffTrigger``: wait in the triggerer until a SUCCESS task's segments are queryable.
 
-The :class:`~airflow_provider_druid_ingest.core.models.HandoffTarget` is built once by the operator or sensor
+The :class:`~druid_ingest.api._models.HandoffTarget` is built once by the operator or sensor
 (``client.handoff_target``) and passed as ``target`` (``HandoffTarget.to_dict()``: primitives), so a rebuilt
 trigger evaluates exactly the same gate. The event is :meth:`HandoffOutcome.to_dict`: ``{"status":
 "success"|"never"|"timeout"|"error", "druid_task_id", "message", "result"}``.
@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from airflow_provider_druid_ingest.core.models import HandoffResult, HandoffTarget
+from druid_ingest.api import HandoffResult, HandoffTarget
+
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
 __all__ = ["DruidHandoffTrigger"]
@@ -38,7 +39,7 @@ class DruidHandoffTrigger(DruidWaitTrigger):
                 outcome = await client.watch_handoff(target, wait, self.schedule, self._log_result)
                 self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise
-            from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome
+            from druid_ingest.ops import HandoffOutcome
 
             outcome = HandoffOutcome.errored(target.task_id, exc)
         return outcome.to_dict()

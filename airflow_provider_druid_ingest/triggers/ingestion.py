@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.core.models import HandoffResult
+from druid_ingest.api import HandoffResult
+
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
 __all__ = ["DruidIngestionTrigger"]
@@ -53,13 +54,13 @@ class DruidIngestionTrigger(DruidTaskTrigger):
                 )
                 self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise
-            from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome, TaskOutcome
+            from druid_ingest.ops import IngestionOutcome, TaskOutcome
 
             outcome = IngestionOutcome(TaskOutcome.errored(self.druid_task_id, exc))
         return outcome.to_dict()
 
     def _progress(self) -> Any:
-        from airflow_provider_druid_ingest.core.waits import TaskProgress
+        from druid_ingest.ops import TaskProgress
 
         task_log = self._progress_logger()
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
 if TYPE_CHECKING:
-    from airflow_provider_druid_ingest.core.waits import TaskProgress
+    from druid_ingest.ops import TaskProgress
 # The core's waits and outcomes are imported inside the methods, after ``_client`` loaded them in a thread: the
 # triggerer imports this module on its event loop when it rebuilds the trigger.
 
@@ -56,7 +56,7 @@ class DruidTaskTrigger(DruidWaitTrigger):
                 )
                 self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise: the task decides what to do
-            from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
+            from druid_ingest.ops import TaskOutcome
 
             outcome = TaskOutcome.errored(self.druid_task_id, exc)
         return outcome.to_dict()

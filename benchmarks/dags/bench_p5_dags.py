@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable
+from druid_ingest.planning import load_template
 
-from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable, task
+from druid_ingest.planning import load_template
 
-from airflow_provider_druid_ingest.core.spec import load_template
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
 SPEC = load_template(Path(__file__).resolve().parents[2] / "dags" / "specs" / "events_web.json")

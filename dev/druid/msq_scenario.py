@@ -22,11 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import requests
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient
-from airflow_provider_druid_ingest.core.errors import DruidTaskFailedError, DuplicateTaskIdError
-from airflow_provider_druid_ingest.core.exchange import call
-from airflow_provider_druid_ingest.core.msq import build_msq_plan, parse_sql_task, sql_task
+from druid_ingest import ClusterConfig, DruidClient, DruidTaskFailedError, DuplicateTaskIdError, build_msq_plan
+from druid_ingest.api._msq_endpoints import parse_sql_task, sql_task
+from druid_ingest.wire import call
 
 ROOT = Path(__file__).resolve().parents[2]
 SQL = (ROOT / "dags" / "sql" / "events_web_msq.sql").read_text()

@@ -13,8 +13,7 @@ import os
 from pathlib import Path
 
 import dagster as dg
-
-from airflow_provider_druid_ingest.dagster import DruidResource, druid_daily_asset, druid_daily_job
+from dagster_druid_ingest import DruidResource, druid_daily_asset, druid_daily_job
 
 SPEC = Path(__file__).resolve().parents[2] / "dags" / "specs" / "events_web.json"
 DATASOURCE = os.environ.get("DRUID_EVENTS_DATASOURCE", "events_web")

@@ -124,9 +124,9 @@ def main(argv: list[str]) -> None:
 def ingest_in_worker() -> str:
     """DruidIngestOperator in the worker (deferrable=False) against FakeDruid; its lineage must be None."""
     import pendulum
+    from druid_ingest.testing import FakeDruid, index_parallel_spec
 
     from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
-    from airflow_provider_druid_ingest.testing import FakeDruid, index_parallel_spec
 
     class TI:
         def __init__(self) -> None:
@@ -152,8 +152,7 @@ def ingest(dag: object) -> str:
     import pendulum
     from airflow.dag_processing.bundles.manager import DagBundlesManager
     from airflow.dag_processing.dagbag import DagBag, sync_bag_to_db
-
-    from airflow_provider_druid_ingest.testing import FakeDruid, Fault
+    from druid_ingest.testing import FakeDruid, Fault
 
     for task in dag.tasks:  # type: ignore[attr-defined]
         task.retries = 0

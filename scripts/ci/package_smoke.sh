@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The release check (CI step, called by scripts/test.sh): build the wheel and sdist, `twine check` them, check
-# what they contain, then install the wheel into a FRESH venv per claimed Airflow version and smoke-test it
+# The release check (CI step, called by scripts/test.sh): build the three wheels and sdists (the core
+# druid-ingest, dagster-druid-ingest, the provider), `twine check` them, check what they contain, install the core
+# alone and the Dagster wheel without Airflow (fresh venvs; size and install time printed), then install the
+# provider's wheel beside the core's into a FRESH venv per claimed Airflow version and smoke-test it
 # (scripts/ci/package_smoke.py: import, provider registered, example DAGs parse, an ingestion under dag.test()
 # against the fake Druid):
 #   lowest  Airflow (PACKAGE_SMOKE_LOW,  default 3.2.0): the wheel alone, so the run also proves the provider
@@ -38,20 +40,54 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # ---- build and inspect ----------------------------------------------------------------------------------
-"$py" -m build --no-isolation --outdir "$out/dist" . >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; fail "python -m build"; }
-wheel=("$out"/dist/*.whl)
-sdist=("$out"/dist/*.tar.gz)
-[ ${#wheel[@]} = 1 ] && [ ${#sdist[@]} = 1 ] || fail "expected one wheel and one sdist in $out/dist: $(ls "$out/dist")"
-"$py" -m twine check --strict "${wheel[0]}" "${sdist[0]}" || fail "twine check"
+# three distributions, one version: the core (packages/druid-ingest), the Dagster integration
+# (packages/dagster-druid-ingest) and the provider (the root); each built from its own folder
+for src in packages/druid-ingest packages/dagster-druid-ingest .; do
+  "$py" -m build --no-isolation --outdir "$out/dist" "$src" >>"$out/build.log" 2>&1 \
+    || { tail -30 "$out/build.log"; fail "python -m build $src"; }
+done
+wheel=("$out"/dist/airflow_provider_druid_ingest-*.whl)
+sdist=("$out"/dist/airflow_provider_druid_ingest-*.tar.gz)
+core_wheel=("$out"/dist/druid_ingest-*.whl)
+dagster_wheel=("$out"/dist/dagster_druid_ingest-*.whl)
+[ -f "${wheel[0]}" ] && [ -f "${sdist[0]}" ] && [ -f "${core_wheel[0]}" ] && [ -f "${dagster_wheel[0]}" ] \
+  && [ "$(ls "$out"/dist/*.whl | wc -l)" = 3 ] || fail "expected three wheels and their sdists in $out/dist: $(ls "$out/dist")"
+"$py" -m twine check --strict "$out"/dist/* || fail "twine check"
 version="$("$py" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); m = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")); print(next(l.split(": ", 1)[1] for l in z.read(m).decode().splitlines() if l.startswith("Version: ")))' "${wheel[0]}")"
 source_version="$("$py" -c 'import ast, sys; print(next(n.value.value for n in ast.parse(open(sys.argv[1]).read()).body if isinstance(n, ast.Assign) and n.targets[0].id == "__version__"))' airflow_provider_druid_ingest/__init__.py)"
 [ "$version" = "$source_version" ] || fail "wheel version $version != __version__ $source_version"
+for w in "${core_wheel[0]}" "${dagster_wheel[0]}"; do
+  case "$(basename "$w")" in *"-$version-"*) ;; *) fail "$(basename "$w") is not version $version (one version for the three)";; esac
+done
+"$py" - "${core_wheel[0]}" "${dagster_wheel[0]}" "$version" <<'EOF' || fail "core/dagster wheel contents"
+import sys, zipfile
+core, dagster, version = sys.argv[1:]
+problems = []
+for wheel, top, need in [
+    (core, "druid_ingest", ["py.typed", "testing/fake_server.py", "testing/pytest_plugin.py", "cli.py", "wire/__init__.py"]),
+    (dagster, "dagster_druid_ingest", ["py.typed", "resource.py"]),
+]:
+    names = zipfile.ZipFile(wheel).namelist()
+    info = f"{top}-{version}.dist-info"
+    problems += [f"{wheel} lacks {top}/{n}" for n in need if f"{top}/{n}" not in names]
+    problems += [f"{wheel} has top-level {n}" for n in sorted({n.split('/')[0] for n in names} - {top, info})]
+    meta = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
+    if "apache-airflow" in meta.lower():
+        problems.append(f"{wheel} requires Airflow:\n{meta}")
+eps = zipfile.ZipFile(core).read(f"druid_ingest-{version}.dist-info/entry_points.txt").decode()
+for line in ("druid-ingest = druid_ingest.cli:main", "druid_ingest_fake = druid_ingest.testing.pytest_plugin"):
+    if line not in eps:
+        problems.append(f"the core wheel's entry_points.txt lacks {line!r}:\n{eps}")
+if problems:
+    sys.exit("\n".join(problems))
+print(f"package smoke: ok: the core and the Dagster wheels ({version}): contents, entry points, no Airflow")
+EOF
 "$py" - "${wheel[0]}" "${sdist[0]}" "$version" <<'EOF' || fail "package contents"
 import sys, tarfile, zipfile
 wheel, sdist, version = sys.argv[1:]
 names = zipfile.ZipFile(wheel).namelist()
 need = ["airflow_provider_druid_ingest/py.typed", "airflow_provider_druid_ingest/get_provider_info.py",
-        "airflow_provider_druid_ingest/testing/fake_server.py", f"airflow_provider_druid_ingest-{version}.dist-info/licenses/LICENSE"]
+        "airflow_provider_druid_ingest/cli_check_dags.py", f"airflow_provider_druid_ingest-{version}.dist-info/licenses/LICENSE"]
 missing = [n for n in need if n not in names]
 outside = sorted({n.split("/")[0] for n in names} - {"airflow_provider_druid_ingest", f"airflow_provider_druid_ingest-{version}.dist-info"})
 eps = zipfile.ZipFile(wheel).read(f"airflow_provider_druid_ingest-{version}.dist-info/entry_points.txt").decode()
@@ -59,7 +95,8 @@ members = [m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in 
 banned = [m for m in members if m.startswith(("var/", ".venv", "dev/druid/lib/", "dev/druid/var/", "benchmarks/", ".ci/"))
           or "/__pycache__/" in f"/{m}" or m.endswith(".pyc")]
 sdist_need = ["pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE", "airflow_provider_druid_ingest/py.typed",
-              "tests/airflow/test_openlineage.py", "dags/example_druid_daily.py", "scripts/ci/package_smoke.sh"]
+              "tests/airflow/test_openlineage.py", "dags/example_druid_daily.py", "scripts/ci/package_smoke.sh",
+              "packages/druid-ingest/pyproject.toml", "packages/dagster-druid-ingest/pyproject.toml"]
 problems = [f"wheel lacks {n}" for n in missing] + [f"wheel has top-level {n}" for n in outside]
 if "provider_info = airflow_provider_druid_ingest.get_provider_info:get_provider_info" not in eps:
     problems.append(f"wheel entry_points.txt lacks the apache_airflow_provider entry point:\n{eps}")
@@ -77,7 +114,44 @@ a, b = (sorted(n for n in zipfile.ZipFile(w).namelist() if not n.endswith("RECOR
 if a != b:
     sys.exit(f"only in the direct wheel: {sorted(set(a) - set(b))}; only from the sdist: {sorted(set(b) - set(a))}")
 EOF
-echo "package smoke: built and checked $(basename "${wheel[0]}") and $(basename "${sdist[0]}") in $((SECONDS - t0))s"
+echo "package smoke: built and checked $(cd "$out/dist" && ls | tr '\n' ' ')in $((SECONDS - t0))s"
+
+# ---- the core alone, the Dagster wheel without Airflow -------------------------------------------------------
+# What a non-Airflow user installs: the core's venv has neither airflow nor dagster, and validates a spec and runs
+# an ingestion against the fake Druid; the Dagster wheel's venv has no airflow and validates the example
+# definitions. PACKAGE_SMOKE_ALONE=0 skips this part.
+alone() {  # name wheels...: a fresh venv with only these wheels (and what they require); prints size and time
+  local name="$1"; shift
+  local venv="$out/venv-$name" t1=$SECONDS
+  "${uv[@]}" venv --quiet --python "$base_python" "$venv"
+  "${uv[@]}" pip install --quiet --python "$venv/bin/python" "$@" || fail "installing $name alone"
+  "${uv[@]}" pip check --quiet --python "$venv/bin/python" >/dev/null 2>&1 || fail "pip check ($name alone)"
+  echo "package smoke: $name alone: installed in $((SECONDS - t1))s, venv $(du -sh "$venv" | cut -f1)"
+}
+if [ "${PACKAGE_SMOKE_ALONE:-1}" = 1 ]; then
+  alone core "${core_wheel[0]}"
+  vpy="$out/venv-core/bin/python"
+  for banned in airflow dagster; do
+    ! "$vpy" -c "import $banned" 2>/dev/null || fail "the core's venv can import $banned"
+  done
+  "$out/venv-core/bin/druid-ingest" validate dags/specs/events_web.json --interval 2026-11-01/2026-11-02 >/dev/null \
+    || fail "druid-ingest validate in the core's venv"
+  (cd "$out" && "$vpy" - <<'EOF') || fail "an ingestion against the fake Druid in the core's venv"
+from druid_ingest import ClusterConfig, DruidClient, build_plan
+from druid_ingest.testing import FakeDruid, index_parallel_spec
+
+with FakeDruid(task_duration=0.1, handoff_delay=0.1) as fake, DruidClient(ClusterConfig(fake.url)) as client:
+    plan = build_plan(index_parallel_spec("smoke_core", intervals=["2026-11-01/2026-11-02"]))
+    result = client.ingest(plan, task_timeout=30, handoff_timeout=30)
+    assert result.status.state == "SUCCESS", result
+print("package smoke: ok: the core alone: no airflow, no dagster; validate and an ingestion against the fake")
+EOF
+  alone dagster "${core_wheel[0]}" "${dagster_wheel[0]}"
+  ! "$out/venv-dagster/bin/python" -c "import airflow" 2>/dev/null || fail "the Dagster wheel's venv can import airflow"
+  "$out/venv-dagster/bin/dagster" definitions validate -f examples/dagster/definitions.py >"$out/dagster-validate.log" 2>&1 \
+    || { tail -20 "$out/dagster-validate.log"; fail "dagster definitions validate in the Dagster wheel's venv"; }
+  echo "package smoke: ok: the Dagster wheel without Airflow validates examples/dagster/definitions.py"
+fi
 
 # ---- a fresh venv per Airflow version -------------------------------------------------------------------
 ol_floor="$("$py" -c 'import re, tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["openlineage"]; print(re.search(r">=([0-9.]+)", deps[0]).group(1))')"
@@ -93,14 +167,14 @@ for airflow_version in $versions; do
   vpy="$venv/bin/python"
   if [ "$airflow_version" = "$low" ] && [ "$low" != "$high" ]; then
     as_of=(--exclude-newer "$low_as_of" --exclude-newer-package "apache-airflow-providers-common-compat=2100-01-01T00:00:00Z")
-    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${wheel[0]}" "apache-airflow==$airflow_version" \
+    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${core_wheel[0]}" "${wheel[0]}" "apache-airflow==$airflow_version" \
       || fail "installing the wheel with Airflow $airflow_version"
     smoke "$vpy" --no-openlineage
-    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${wheel[0]}[openlineage]" \
+    "${uv[@]}" pip install --quiet --python "$vpy" "${as_of[@]}" "${core_wheel[0]}" "${wheel[0]}[openlineage]" \
       "apache-airflow==$airflow_version" "apache-airflow-providers-openlineage==$ol_floor" \
       || fail "installing [openlineage] at its floor $ol_floor"
   else
-    "${uv[@]}" pip install --quiet --python "$vpy" "${wheel[0]}[openlineage]" "apache-airflow==$airflow_version" \
+    "${uv[@]}" pip install --quiet --python "$vpy" "${core_wheel[0]}" "${wheel[0]}[openlineage]" "apache-airflow==$airflow_version" \
       || fail "installing the wheel[openlineage] with Airflow $airflow_version"
   fi
   "${uv[@]}" pip check --python "$vpy" >/dev/null || { "${uv[@]}" pip check --python "$vpy"; fail "pip check (Airflow $airflow_version)"; }
@@ -108,6 +182,6 @@ for airflow_version in $versions; do
   AIRFLOW__OPENLINEAGE__TRANSPORT="{\"type\": \"file\", \"log_file_path\": \"$events\", \"append\": true}" \
     AIRFLOW__OPENLINEAGE__NAMESPACE=package_smoke smoke "$vpy" --openlineage "$events"
   ol_version="$("${uv[@]}" pip show --python "$vpy" apache-airflow-providers-openlineage | sed -n 's/^Version: //p')"
-  echo "package smoke: Airflow $airflow_version (OpenLineage provider $ol_version) green in $((SECONDS - t1))s"
+  echo "package smoke: Airflow $airflow_version (OpenLineage provider $ol_version) green in $((SECONDS - t1))s, venv $(du -sh "$venv" | cut -f1)"
 done
 echo "package smoke: all green ($versions) in $((SECONDS - t0))s"

@@ -45,7 +45,7 @@ def airflow_db() -> Path:
 @pytest.fixture
 def fake():
     """A fast FakeDruid with basic auth (the connection below carries the known password)."""
-    from airflow_provider_druid_ingest.testing import FakeDruid
+    from druid_ingest.testing import FakeDruid
 
     with FakeDruid(task_duration=0.3, handoff_delay=0.2, auth={USER: (PASSWORD, "write")}) as druid:
         yield druid

@@ -6,8 +6,9 @@ import asyncio
 from importlib import import_module
 from typing import Any
 
+from druid_ingest.testing import index_parallel_spec
+
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.testing import index_parallel_spec
 
 TASK = "/druid/indexer/v1/task"
 DAY = "2026-07-16T00:00:00Z/2026-07-17T00:00:00Z"

@@ -9,6 +9,7 @@ import pytest
 from airflow.sdk import Asset
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
+from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.common.assets import asset_uri, druid_asset
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
@@ -16,7 +17,6 @@ from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
-from airflow_provider_druid_ingest.testing import TaskPlan
 
 from .conftest import FakeTI
 from .helpers import DAY, FAST, run_trigger, spec
@@ -192,8 +192,7 @@ def test_example_consumer_is_scheduled_on_the_producers_asset_and_counts_each_an
     from types import SimpleNamespace
 
     from airflow.dag_processing.dagbag import DagBag
-
-    from airflow_provider_druid_ingest.testing import Fault
+    from druid_ingest.testing import Fault
 
     from .conftest import REPO
 

@@ -9,9 +9,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from druid_ingest.testing import FakeDruid
 
 from airflow_provider_druid_ingest.cli import main
-from airflow_provider_druid_ingest.testing import FakeDruid
 
 from .conftest import AIRFLOW_BIN, REPO
 

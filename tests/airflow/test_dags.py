@@ -9,8 +9,7 @@ import time
 
 import pendulum
 import pytest
-
-from airflow_provider_druid_ingest.testing import Fault
+from druid_ingest.testing import Fault
 
 from .conftest import PASSWORD, REPO, USER, conn_json
 
@@ -116,7 +115,7 @@ def trigger_runs(monkeypatch) -> list[str]:
 
 
 def test_split_dag_every_public_class_green_and_password_never_leaks(trigger_runs, monkeypatch, caplog, capsys):
-    from airflow_provider_druid_ingest.testing import FakeDruid
+    from druid_ingest.testing import FakeDruid
 
     caplog.set_level(logging.DEBUG)
     clock = ManualClock()

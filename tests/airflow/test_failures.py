@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
+from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
-from airflow_provider_druid_ingest.testing import TaskPlan
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+from druid_ingest.testing import Fault, TaskPlan
+from druid_ingest.wire._errors import DruidAuthError, DruidServerError
 
-from airflow_provider_druid_ingest.core.errors import DruidAuthError, DruidServerError
-from airflow_provider_druid_ingest.core.outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
-from airflow_provider_druid_ingest.testing import Fault, TaskPlan
 
 from .helpers import FAST, run_trigger, spec
 

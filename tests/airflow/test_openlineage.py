@@ -72,7 +72,7 @@ def test_one_shot_operator_resumed_after_deferral_still_knows_its_inputs(druid_c
 
 
 def test_inline_input_names_no_input_dataset_and_failure_still_names_the_task(druid_conn, context):
-    from airflow_provider_druid_ingest.testing import TaskPlan
+    from druid_ingest.testing import TaskPlan
 
     druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="bad row"))
     op = DruidIngestOperator(task_id="ingest", spec=spec(), deferrable=False, **FAST)
@@ -139,7 +139,7 @@ NO_OPENLINEAGE = textwrap.dedent(
 
     sys.meta_path[:] = [Hidden(finder) for finder in sys.meta_path]
     assert not [d for d in importlib_metadata.distributions() if d.metadata["Name"].lower() in DISTS]
-    from airflow_provider_druid_ingest.testing import FakeDruid, index_parallel_spec
+    from druid_ingest.testing import FakeDruid, index_parallel_spec
 
     with FakeDruid(task_duration=0.2, handoff_delay=0.1) as fake:
         os.environ["AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT"] = json.dumps({"conn_type": "druid_cluster", "host": fake.url})

@@ -63,7 +63,7 @@ def test_dag_file_imports_pull_in_neither_aiohttp_nor_the_fake():
         "from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator; "
         "from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor; "
         "from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor; "
-        "bad = [m for m in sys.modules if m == 'aiohttp' or m.startswith('airflow_provider_druid_ingest.testing')]; "
+        "bad = [m for m in sys.modules if m == 'aiohttp' or m.startswith('druid_ingest.testing')]; "
         "assert not bad, bad"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=os.environ.copy())

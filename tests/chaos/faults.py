@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from airflow_provider_druid_ingest.testing import Fault
+from druid_ingest.testing import Fault
 
 __all__ = ["ENDPOINTS", "FATAL", "TRANSIENT", "Injected", "pick"]
 

@@ -71,12 +71,12 @@ def _plans(seed: int, n: int, alias: str, untrusted: str) -> list[_Plan]:
 def _ingest(plan: _Plan, retry: Any) -> list[Outcome]:
     """Run one ingestion in its form; the outcomes of its Airflow tasks, the last one deciding."""
     import pendulum
+    from druid_ingest.testing import index_parallel_spec
 
     from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
     from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
     from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
     from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
-    from airflow_provider_druid_ingest.testing import index_parallel_spec
 
     start = pendulum.instance(plan.day)
     context = {"data_interval_start": start, "data_interval_end": start.add(days=1)}
@@ -114,8 +114,9 @@ def _fast_shared_poller() -> Iterator[None]:
     """Triggers share one poller per event loop that batches status reads at most once per second
     (``core/poller.py``); the run's fake tasks last 50 ms, so while it runs its triggers batch every 20 ms (the
     batching itself, and its per-task fallback when the bulk call is refused, are what they are)."""
+    from druid_ingest.clients._async_client import AsyncDruidClient
+
     import airflow_provider_druid_ingest.triggers.base as trigger_base
-    from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
 
     def build(config: Any, retry: Any) -> AsyncDruidClient:
         return AsyncDruidClient(config, retry, shared=True, tick=0.02)
@@ -130,8 +131,8 @@ def _fast_shared_poller() -> Iterator[None]:
 
 def chaos_run(seed: int, n: int, echo: Callable[[str], None] = print) -> Tally:
     """``n`` ingestions under faults drawn from ``seed``; the tally (see ``tally.py``)."""
-    from airflow_provider_druid_ingest.core.retry import RetryPolicy
-    from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+    from druid_ingest.testing import FakeDruid, TaskPlan
+    from druid_ingest.wire._retry import RetryPolicy
 
     retry = RetryPolicy(max_attempts=4, initial_delay=0.01, max_delay=0.05, deadline=10.0)
     auth = {env.USER: (env.PASSWORD, "write")}

@@ -170,6 +170,6 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _key(interval: str) -> tuple[Any, ...]:
-    from airflow_provider_druid_ingest.testing.fake_time import parse_interval
+    from druid_ingest.testing.fake_time import parse_interval
 
     return (parse_interval(interval),)

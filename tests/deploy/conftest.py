@@ -23,8 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "dev" / "airflow"))
 
 from airflow_rest import AirflowAPI  # noqa: E402
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient  # noqa: E402
+from druid_ingest import ClusterConfig, DruidClient  # noqa: E402
 
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
 HARNESS = ROOT / "dev" / "airflow" / "airflow.sh"

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient, RetryPolicy
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._config import ClusterConfig
+from druid_ingest.wire._retry import RetryPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._config import ClusterConfig
 
 pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ from pathlib import Path
 import pendulum
 from airflow.sdk import DAG
 
-from airflow_provider_druid_ingest.core.spec import load_template
+from druid_ingest.planning.spec import load_template
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
 SPEC = load_template(Path(os.environ["E2E_REPO"]) / "dags" / "specs" / "events_web.json")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._config import ClusterConfig
 
 pytestmark = pytest.mark.timeout(1500)
 ROOT = Path(__file__).resolve().parents[2]

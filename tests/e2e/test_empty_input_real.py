@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import DruidClient
-from airflow_provider_druid_ingest.core.errors import DruidEmptyInputError
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._errors import DruidEmptyInputError
 
 from .test_real_druid import POLL, build, day_counts, day_interval, ingest, wait_sql
 
@@ -115,8 +114,7 @@ def _sampler_body(spec_template: dict, base_dir: str, **change: Any) -> dict[str
 def test_the_fake_sampler_answers_as_druid_33_does(druid_url, spec_template, events_dir, tmp_path):
     """The same sampler bodies to the fake and to the real Druid: the same status, counts' emptiness, errors."""
     import requests
-
-    from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+    from druid_ingest.testing import FakeDruid, TaskPlan
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -23,9 +23,8 @@ from typing import Any
 
 import pytest
 import requests
-
-from airflow_provider_druid_ingest.core.spec import render_spec
-from airflow_provider_druid_ingest.testing import FakeDruid, TaskPlan
+from druid_ingest.planning.spec import render_spec
+from druid_ingest.testing import FakeDruid, TaskPlan
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import DruidClient, PollSchedule
-from airflow_provider_druid_ingest.core.errors import DuplicateTaskIdError, UnknownTaskError
-from airflow_provider_druid_ingest.core.reports import parse_report
-from airflow_provider_druid_ingest.core.spec import render_spec
+from druid_ingest.api._reports import parse_report
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.planning.spec import render_spec
+from druid_ingest.wire._errors import DuplicateTaskIdError, UnknownTaskError
+from druid_ingest.wire._retry import PollSchedule
 
 pytestmark = pytest.mark.timeout(600)
 POLL = PollSchedule(initial=0.5, max_delay=2, multiplier=1.5)
@@ -228,7 +228,7 @@ def test_an_empty_input_day_fails_with_druids_message_and_keeps_the_old_data(rea
     """An input without rows: the sampler probe refuses the dropExisting replace before submitting (the day keeps
     its data). Submitted anyway (no probe), Druid 33 answers SUCCESS with errorMsg "No valid rows for range
     partitioning..." and publishes nothing: the handoff verdict must not call that a success either."""
-    from airflow_provider_druid_ingest.core.errors import DruidEmptyIngestionError, DruidEmptyInputError
+    from druid_ingest.wire._errors import DruidEmptyIngestionError, DruidEmptyInputError
 
     ds, day = "e2e_empty_day", "2026-11-03"
     ingest(real, build(spec_template, events_dir, day, ds))  # the day has data

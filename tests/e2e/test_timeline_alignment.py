@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import PollSchedule
-from airflow_provider_druid_ingest.core.errors import SpecValidationError
-from airflow_provider_druid_ingest.core.plan import build_plan
+from druid_ingest.planning._plan import build_plan
+from druid_ingest.wire._errors import SpecValidationError
+from druid_ingest.wire._retry import PollSchedule
 
 pytestmark = pytest.mark.timeout(900)
 POLL = PollSchedule(initial=0.5, max_delay=2, multiplier=1.5)

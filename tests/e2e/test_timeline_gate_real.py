@@ -13,8 +13,8 @@ import urllib.request
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import DruidClient, PollSchedule
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._retry import PollSchedule
 
 from .test_real_druid import build
 

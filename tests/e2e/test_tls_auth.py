@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import ClusterConfig, DruidClient, RetryPolicy
-from airflow_provider_druid_ingest.core.async_client import AsyncDruidClient
-from airflow_provider_druid_ingest.core.errors import DruidAuthError, DruidError, DruidRedirectError, DruidTLSError
+from druid_ingest.clients._async_client import AsyncDruidClient
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.wire._config import ClusterConfig
+from druid_ingest.wire._errors import DruidAuthError, DruidError, DruidRedirectError, DruidTLSError
+from druid_ingest.wire._retry import RetryPolicy
 
 from . import nginx_harness
 from .test_real_druid import POLL, build, wait_sql

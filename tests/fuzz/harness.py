@@ -18,10 +18,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from druid_ingest.wire._errors import DruidError, SpecValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from airflow_provider_druid_ingest.core.errors import DruidError, SpecValidationError
 
 __all__ = ["ALLOWED", "COUNTS", "PROFILE", "RUNTIMES", "fuzz", "guarded"]
 

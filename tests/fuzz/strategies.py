@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from airflow_provider_druid_ingest.core.http import Response
+from druid_ingest.wire._http import Response
 
 from .gen import G, integers, one_of, sampled, text, tuples
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import endpoints as ep
-from airflow_provider_druid_ingest.core.config import ClusterConfig, netloc_of
-from airflow_provider_druid_ingest.core.errors import DruidError
-from airflow_provider_druid_ingest.core.exchange import HttpCall, Sleep, exchange
-from airflow_provider_druid_ingest.core.http import (
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.wire._config import ClusterConfig, netloc_of
+from druid_ingest.wire._errors import DruidError
+from druid_ingest.wire._exchange import HttpCall, Sleep, exchange
+from druid_ingest.wire._http import (
     MAX_ERROR_BODY,
     MAX_REDIRECTS,
     Response,
@@ -19,7 +18,7 @@ from airflow_provider_druid_ingest.core.http import (
     raise_for_status,
     transient_error,
 )
-from airflow_provider_druid_ingest.core.retry import RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 from .gen import G, any_json, integers, just, lists, obj, one_of, sampled, seeded, text, tuples
 from .harness import fuzz, guarded

@@ -7,13 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import endpoints as ep
-from airflow_provider_druid_ingest.core.capacity import slots_finding
-from airflow_provider_druid_ingest.core.handoff import version_key
-from airflow_provider_druid_ingest.core.history import DurationHistory, ingestion_durations
-from airflow_provider_druid_ingest.core.http import Request, Response
-from airflow_provider_druid_ingest.core.models import ClusterCapacity, Segment
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.api._models import ClusterCapacity, Segment
+from druid_ingest.ops._capacity import slots_finding
+from druid_ingest.ops._handoff import version_key
+from druid_ingest.ops._history import DurationHistory, ingestion_durations
+from druid_ingest.wire._http import Request, Response
 
 from .gen import G, any_json, just, lists, obj, one_of, sampled, seeded, tuples
 from .harness import fuzz, guarded

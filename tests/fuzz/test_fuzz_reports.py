@@ -4,12 +4,12 @@ text forms and the failure message built from it."""
 from __future__ import annotations
 
 import pytest
-
-from airflow_provider_druid_ingest.core import endpoints as ep
-from airflow_provider_druid_ingest.core.http import Response
-from airflow_provider_druid_ingest.core.models import TaskStatus
-from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
-from airflow_provider_druid_ingest.core.reports import ReportSummary, parse_report, task_failed_error
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.api._models import TaskStatus
+from druid_ingest.api._report_summary import ReportSummary
+from druid_ingest.api._reports import parse_report, task_failed_error
+from druid_ingest.ops._outcomes import TaskOutcome
+from druid_ingest.wire._http import Response
 
 from .gen import seeded
 from .harness import fuzz, guarded

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import endpoints as ep
-from airflow_provider_druid_ingest.core.errors import DruidError
-from airflow_provider_druid_ingest.core.handoff import broker_lag, chunk_targets, evaluate, required_segments, span_of
-from airflow_provider_druid_ingest.core.http import Response
-from airflow_provider_druid_ingest.core.models import HandoffTarget, Segment
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.api._models import HandoffTarget, Segment
+from druid_ingest.ops._handoff import broker_lag, chunk_targets, evaluate, required_segments, span_of
+from druid_ingest.wire._errors import DruidError
+from druid_ingest.wire._http import Response
 
 from .gen import any_json, dicts, field, integers, just, lists, one_of, sampled, seeded, text, tuples
 from .harness import fuzz, guarded

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from airflow_provider_druid_ingest.core import endpoints as ep
-from airflow_provider_druid_ingest.core.http import Response
-from airflow_provider_druid_ingest.core.models import TaskStatus
-from airflow_provider_druid_ingest.core.outcomes import TaskOutcome
-from airflow_provider_druid_ingest.core.shared import merge_status
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.api._models import TaskStatus
+from druid_ingest.ops._outcomes import TaskOutcome
+from druid_ingest.ops._queries import merge_status
+from druid_ingest.wire._http import Response
 
 from .gen import lists, seeded, tuples
 from .harness import fuzz, guarded

@@ -8,23 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import assert_type
-
-from airflow_provider_druid_ingest.core import (
-    AsyncDruidClient,
-    ClusterConfig,
-    DruidClient,
-    HandoffOutcome,
+from druid_ingest.api._models import (
+    ClusterCapacity,
     HandoffResult,
     HandoffTarget,
-    IngestionOutcome,
     IngestResult,
     SubmitOutcome,
-    TaskOutcome,
     TaskStatus,
 )
-from airflow_provider_druid_ingest.core.models import ClusterCapacity
-from airflow_provider_druid_ingest.core.reports import ReportSummary
+from druid_ingest.api._report_summary import ReportSummary
+from druid_ingest.clients._async_client import AsyncDruidClient
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+from druid_ingest.wire._config import ClusterConfig
+from typing_extensions import assert_type
 
 
 def sync_calls(client: DruidClient, target: HandoffTarget, spec: dict[str, Any]) -> None:

@@ -8,9 +8,9 @@ import time
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from druid_ingest.testing import Fault, TaskPlan
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
-from airflow_provider_druid_ingest.testing import Fault, TaskPlan
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
 from ..conftest import FakeTI

@@ -14,12 +14,12 @@ import pytest
 from airflow.sdk import Asset
 from airflow.sdk.exceptions import AirflowException, TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
+from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
-from airflow_provider_druid_ingest.testing import TaskPlan
 
 from ..conftest import FakeTI
 from ..helpers import FAST, posts, run_trigger, shutdowns, spec

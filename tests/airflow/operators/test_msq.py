@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
-from airflow_provider_druid_ingest.testing import TaskPlan
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
 from ..conftest import FakeTI

@@ -36,8 +36,7 @@ def test_submit_operator_on_kill_does_not_shut_down(druid_conn, context):
 def test_submit_of_an_empty_dropexisting_replace_fails_before_posting_unless_allowed(druid_conn, context):
     import pytest
     from airflow.sdk.exceptions import AirflowFailException
-
-    from airflow_provider_druid_ingest.testing import TaskPlan
+    from druid_ingest.testing import TaskPlan
 
     body = spec()
     body["spec"]["ioConfig"].update(dropExisting=True, inputSource={"type": "local", "baseDir": "/data/none"})

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout, TaskDeferred
+from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
-from airflow_provider_druid_ingest.testing import TaskPlan
 
 from ..helpers import FAST, run_trigger, shutdowns, spec
 

@@ -6,8 +6,9 @@ import asyncio
 import logging
 import time
 
-from airflow_provider_druid_ingest.core.outcomes import IngestionOutcome
-from airflow_provider_druid_ingest.testing import TaskPlan
+from druid_ingest.ops._outcomes import IngestionOutcome
+from druid_ingest.testing import TaskPlan
+
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 
 from ..helpers import FAST, first_event, import_string, posts, submit

@@ -7,8 +7,8 @@ import socket
 import time
 
 import pytest
+from druid_ingest.testing import TaskPlan
 
-from airflow_provider_druid_ingest.testing import TaskPlan
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 

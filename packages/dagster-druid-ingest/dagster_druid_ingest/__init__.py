@@ -1,0 +1,42 @@
+"""The Dagster integration (``pip install dagster-druid-ingest``), thin over the core ``druid_ingest``.
+
+Depends on the core and Dagster, never on Airflow: the core and the Airflow provider never import ``dagster``.
+
+- :class:`DruidResource`: the cluster (URLs, credentials via ``EnvVar``, TLS, timeouts, poll policy);
+  ``get_client()`` is the core's ``DruidClient``.
+- :func:`druid_daily_asset`: a daily-partitioned (UTC) asset per datasource plus its blocking handoff check.
+- :func:`druid_ingest_ops` / :func:`druid_daily_job`: the op flavour (submit op -> wait op).
+- :func:`pool_limit`: the concurrency pool's limit from Druid's task slots.
+"""
+
+__version__ = "0.1.0"
+
+from dagster_druid_ingest.assets import DEFAULT_POOL, DruidDailyAsset, druid_daily_asset
+from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
+from dagster_druid_ingest.ops import DruidIngestOps, druid_daily_job, druid_ingest_ops
+from dagster_druid_ingest.partitions import PartitionWindow, daily_partitions, druid_interval
+from dagster_druid_ingest.pools import cluster_pool_limit, concurrency_set_command, pool_limit
+from dagster_druid_ingest.resource import DruidResource
+from dagster_druid_ingest.run_config import IDEMPOTENCY_TAG, DruidRunConfig
+from dagster_druid_ingest.steps import WaitOptions
+
+__all__ = [
+    "CHECK_NAME",
+    "DEFAULT_POOL",
+    "IDEMPOTENCY_TAG",
+    "DruidDailyAsset",
+    "DruidIngestOps",
+    "DruidResource",
+    "DruidRunConfig",
+    "PartitionWindow",
+    "WaitOptions",
+    "cluster_pool_limit",
+    "concurrency_set_command",
+    "daily_partitions",
+    "druid_daily_asset",
+    "druid_daily_job",
+    "druid_ingest_ops",
+    "druid_interval",
+    "handoff_check",
+    "pool_limit",
+]

@@ -1,0 +1,147 @@
+"""What an ingesting step does, written once for the asset and the ops: submit or adopt, watch, shut down.
+
+Each function is a thin sequence of core calls plus the two things only an orchestrator face knows: where to
+log, and what to do when the run is terminated. Termination reaches a step as
+``DagsterExecutionInterruptedError`` (Dagster turns the SIGINT it sends a run worker, or SIGTERM on
+Kubernetes, into that in the step's main thread, also in multiprocess step workers): the Druid task this step
+drives is then shut down, because a terminated run frees its concurrency slot while Druid would keep working.
+"""
+
+from __future__ import annotations  # no assets, ops or checks are defined here
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import dagster as dg
+from druid_ingest.api import HandoffResult, HandoffTarget, SubmitOutcome
+from druid_ingest.ops import TaskOutcome, TaskProgress, check_on_never, slots_finding
+from druid_ingest.planning import IngestionPlan
+from druid_ingest.wire import DruidAuthError, DruidError, RetryPolicy
+
+if TYPE_CHECKING:
+    from druid_ingest.clients import DruidClient
+
+    from dagster_druid_ingest.resource import DruidResource
+
+__all__ = ["Log", "WaitOptions", "check_capacity", "first_look", "progress_logger", "shutdown", "submit",
+           "watch_task"]
+
+#: a shutdown runs while the step is being torn down: two quick tries, never the resource's long deadline
+SHUTDOWN_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.2, deadline=20.0)
+
+
+class Log(Protocol):
+    """``context.log`` (a DagsterLogManager) or any logger."""
+
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> Any: ...
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class WaitOptions:
+    """How long to wait and what counts as done; the same knobs as the Airflow operator."""
+
+    task_timeout: float = 12 * 3600.0
+    handoff_timeout: float = 3600.0
+    on_never: str = "fail"
+    allow_empty: bool = False
+    shutdown_on_terminate: bool = True
+    shutdown_on_timeout: bool = True
+
+    def __post_init__(self) -> None:
+        check_on_never(self.on_never)
+
+
+def check_capacity(client: DruidClient, plan: IngestionPlan, log: Log) -> None:
+    """Warn when the spec needs more slots than the cluster has; fail (no retry) when it would deadlock.
+    Listing workers needs STATE READ: without it nothing is checked."""
+    try:
+        verdict = slots_finding(plan.peak_slots, client.capacity())
+    except DruidAuthError:
+        log.info("Not checking Druid's task slots: these credentials may not list workers (STATE READ)")
+        return
+    if verdict is None:
+        return
+    level, message = verdict
+    if level == "error":
+        raise dg.Failure(description=message, allow_retries=False)
+    log.warning(message)
+
+
+def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: bool = False) -> SubmitOutcome:
+    """Adopt the live or succeeded task for this work, or submit the next attempt; log which. A new submit of a
+    ``dropExisting`` replace probes its input first (unless ``allow_empty``): DruidEmptyInputError, nothing sent,
+    when the sampler reads no row; the probe's line is logged (a warning when it was skipped)."""
+    for warning in plan.warnings:
+        log.warning(f"Druid spec: {warning}")
+    outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
+    if outcome.input_probe is not None:
+        (log.warning if outcome.input_probe_warns else log.info)(outcome.input_probe)
+    url = client.config.console_task_url(outcome.task_id)
+    if outcome.action == "submitted":
+        log.info(f"Submitted Druid task {outcome.task_id} (attempt {outcome.attempt}): {plan.describe()}. "
+                 f"Console: {url}")
+    else:
+        log.info(f"Adopted Druid task {outcome.task_id} (state {outcome.state}, attempt {outcome.attempt}): "
+                 f"same work, not resubmitting. Console: {url}")
+    return outcome
+
+
+def progress_logger(log: Log, task_id: str) -> Callable[[Any], None]:
+    """The ``on_progress`` sink of the core's waits: one log line per poll."""
+
+    def sink(item: Any) -> None:
+        if isinstance(item, TaskProgress):
+            log.info(item.line())
+        elif isinstance(item, HandoffResult):
+            log.info(f"Handoff of Druid task {task_id}: {item.state}: {item.detail}")
+
+    return sink
+
+
+def shutdown(druid: DruidResource, task_id: str, reason: str, log: Log) -> None:
+    """Ask the Overlord to stop the task; a failure to do so is logged, never raised over the real reason."""
+    try:
+        with druid.get_client(SHUTDOWN_RETRY) as client:
+            client.shutdown(task_id)
+        log.warning(f"Shut down Druid task {task_id} ({reason})")
+    except DruidError as exc:
+        log.warning(f"Could not shut down Druid task {task_id} ({reason}): {exc}")
+
+
+@contextmanager
+def shutdown_on_interrupt(druid: DruidResource, task_id: str, log: Log, enabled: bool) -> Iterator[None]:
+    """Shut the Druid task down when the step is interrupted (run terminated) inside this block."""
+    try:
+        yield
+    except (dg.DagsterExecutionInterruptedError, KeyboardInterrupt):
+        if enabled:
+            shutdown(druid, task_id, "the Dagster run was terminated", log)
+        else:
+            log.warning(f"Run terminated: leaving Druid task {task_id} running (shutdown_on_terminate=False)")
+        raise
+
+
+def watch_task(client: DruidClient, druid: DruidResource, task_id: str, options: WaitOptions,
+               log: Log) -> TaskOutcome:
+    """The core's task wait, logged per poll; on termination, and on timeout unless told otherwise, the Druid
+    task is shut down (a retry then submits the next attempt instead of adopting a task nobody watches)."""
+    with shutdown_on_interrupt(druid, task_id, log, options.shutdown_on_terminate):
+        task = client.watch_task(task_id, options.task_timeout, druid.poll_schedule(),
+                                 on_progress=progress_logger(log, task_id))
+    if task.report is not None:
+        log.info(task.report.format())
+    if task.has_druid_note:
+        log.warning(task.message)  # Druid's note on a SUCCESS, e.g. "No valid rows for range partitioning"
+    if task.kind == "timeout" and options.shutdown_on_timeout:
+        shutdown(druid, task_id, f"not finished within task_timeout={options.task_timeout:.0f}s", log)
+    return task
+
+
+def first_look(client: DruidClient, plan: IngestionPlan, task: TaskOutcome) -> tuple[HandoffTarget, HandoffResult]:
+    """Fix the handoff target of a SUCCESS task (with the lock ceiling its wait saw) and look at the gate once."""
+    target = client.handoff_target(task.task_id, plan.datasource, list(plan.intervals), plan.append,
+                                   task.version_ceiling)
+    return target, client.check_handoff(target)

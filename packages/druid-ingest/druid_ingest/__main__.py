@@ -1,0 +1,5 @@
+"""``python -m druid_ingest``: the ``druid-ingest`` command line."""
+
+from druid_ingest.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""The Druid API: one pure function per endpoint that builds a request and one that parses the answer (incl.
+segments and MSQ), the value types they return (incl. ``ReportSummary``), the report parsers.
+
+The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
+files need); the modules behind it are private.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._models import (
+        FAILED,
+        PROBE_READ_OK,
+        SUCCESS,
+        ClusterCapacity,
+        HandoffResult,
+        HandoffTarget,
+        IngestResult,
+        InputSample,
+        Segment,
+        SubmitOutcome,
+        TaskStatus,
+    )
+    from ._report_summary import ReportSummary
+    from ._reports import bounded, parse_report, task_failed_error
+
+#: where each public name lives
+_WHERE = {
+    "ClusterCapacity": "_models",
+    "FAILED": "_models",
+    "HandoffResult": "_models",
+    "HandoffTarget": "_models",
+    "IngestResult": "_models",
+    "InputSample": "_models",
+    "PROBE_READ_OK": "_models",
+    "ReportSummary": "_report_summary",
+    "SUCCESS": "_models",
+    "Segment": "_models",
+    "SubmitOutcome": "_models",
+    "TaskStatus": "_models",
+    "bounded": "_reports",
+    "parse_report": "_reports",
+    "task_failed_error": "_reports",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "FAILED",
+    "PROBE_READ_OK",
+    "SUCCESS",
+    "ClusterCapacity",
+    "HandoffResult",
+    "HandoffTarget",
+    "IngestResult",
+    "InputSample",
+    "ReportSummary",
+    "Segment",
+    "SubmitOutcome",
+    "TaskStatus",
+    "bounded",
+    "parse_report",
+    "task_failed_error",
+]

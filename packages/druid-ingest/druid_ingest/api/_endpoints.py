@@ -1,0 +1,370 @@
+"""Pure builders and parsers, one pair per Druid endpoint this package touches.
+
+A builder returns a :class:`~.http.Request`; a parser takes the :class:`~.http.Response` the transport
+got for it and returns a model or raises from the error taxonomy. Sections (``druid-contract §...``) refer to
+``docs/druid-contract.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
+from druid_ingest.api._models import ClusterCapacity, InputSample, TaskLock, TaskStatus, WorkerInfo
+from druid_ingest.api._msq_endpoints import parse_sql_task, sql_task
+from druid_ingest.api._segment_endpoints import (
+    COORD,
+    broker_candidates,
+    handoff_complete,
+    parse_broker_candidates,
+    parse_handoff_complete,
+    parse_served_segments,
+    parse_used_segments,
+    served_segments,
+    used_segments,
+)
+from druid_ingest.wire import DruidProtocolError, Request, Response, Service, UnknownTaskError, raise_for_status, seg
+
+__all__ = [
+    "COORD",
+    "EPOCH",
+    "INDEXER",
+    "PROBE_TASK_ID",
+    "SAMPLER_MAX_ROWS",
+    "HealthService",
+    "active_locks",
+    "broker_candidates",
+    "bulk_status",
+    "handoff_complete",
+    "health",
+    "is_leader",
+    "parse_active_locks",
+    "parse_broker_candidates",
+    "parse_bulk_status",
+    "parse_handoff_complete",
+    "parse_health",
+    "parse_is_leader",
+    "parse_permitted",
+    "parse_reports",
+    "parse_sampler",
+    "parse_served_segments",
+    "parse_shutdown",
+    "parse_sql",
+    "parse_sql_task",
+    "parse_status",
+    "parse_submit",
+    "parse_task_payload",
+    "parse_tasks",
+    "parse_used_segments",
+    "parse_workers",
+    "reports",
+    "sampler",
+    "served_segments",
+    "shutdown",
+    "sql",
+    "sql_task",
+    "status",
+    "submit",
+    "task_payload",
+    "tasks",
+    "used_segments",
+    "workers",
+]
+
+INDEXER = "/druid/indexer/v1"
+EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime
+
+
+def _location(loc: Any) -> str | None:
+    host = as_str(loc.get("host")) if isinstance(loc, dict) else None
+    if not host:
+        return None
+    tls_port = as_int(loc.get("tlsPort"))
+    port = tls_port if tls_port is not None and tls_port > 0 else as_int(loc.get("port"))
+    return f"{host}:{port}"
+
+
+def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
+    """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (druid-contract §status, druid-contract
+    §bulk-status). The state decides what a wait does, so it must be a string; every other field only informs and
+    reads as None when it has another type (``jsonvalues``)."""
+    state = data.get("statusCode") or data.get("status")
+    if not isinstance(state, str):
+        raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
+    duration = as_int(data.get("duration"))
+    queued = as_str(data.get("queueInsertionTime"))
+    return TaskStatus(
+        task_id=as_str(data.get("id")) or task_id,
+        state=state,
+        runner_state=as_str(data.get("runnerStatusCode")),
+        created_time=as_str(data.get("createdTime")),
+        duration_ms=duration if duration is not None and duration >= 0 else None,
+        error_msg=as_text(data.get("errorMsg")),
+        datasource=as_str(data.get("dataSource")),
+        task_type=as_str(data.get("type")),
+        location=_location(data.get("location")),
+        queued_time=queued if queued and queued != EPOCH else None,
+        group_id=as_str(data.get("groupId")),
+    )
+
+
+# ---- Overlord -----------------------------------------------------------------------------------
+
+
+def submit(spec: dict[str, Any]) -> Request:
+    """druid-contract §submit. The spec carries its own pinned ``id``."""
+    return Request("POST", "overlord", f"{INDEXER}/task", json_body=spec)
+
+
+def parse_submit(resp: Response, req: Request) -> str:
+    raise_for_status(resp, req)
+    data = resp.json()
+    if not isinstance(data, dict) or not data.get("task"):
+        raise DruidProtocolError(f"submit answered without a task id: {resp.text[:200]!r}", url=resp.url)
+    return str(data["task"])
+
+
+def status(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/status", task_id=task_id)
+
+
+def parse_status(resp: Response, req: Request) -> TaskStatus:
+    assert req.task_id is not None
+    if resp.status == 404 and resp.text.lstrip().startswith("{"):
+        # druid-contract §status: the method's own 404 {"task": id, "status": null}, seen in a race with the filter.
+        raise UnknownTaskError(req.task_id, race=True, status=404, method=resp.method, url=resp.url)
+    raise_for_status(resp, req)
+    data = resp.json()
+    inner = data.get("status") if isinstance(data, dict) else None
+    if not isinstance(inner, dict):
+        raise UnknownTaskError(req.task_id, status=resp.status, method=resp.method, url=resp.url)
+    return _status_from(req.task_id, inner)
+
+
+def bulk_status(task_ids: list[str]) -> Request:
+    """druid-contract §bulk-status. Needs STATE WRITE; callers fall back to per-task GETs when refused."""
+    return Request("POST", "overlord", f"{INDEXER}/taskStatus", json_body=list(task_ids))
+
+
+#: a task id no ingestion of this package produces (its ids end with a hash), for permission probes
+PROBE_TASK_ID = "__druid_ingest_permission_probe__"
+
+
+def parse_permitted(resp: Response, req: Request) -> bool:
+    """False for 403 (authenticated, not permitted), True for any 2xx; anything else raises as usual."""
+    if resp.status == 403:
+        return False
+    raise_for_status(resp, req)
+    return True
+
+
+def parse_bulk_status(resp: Response, req: Request) -> dict[str, TaskStatus]:
+    """Unknown ids are omitted by Druid; they are omitted here too."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    if not isinstance(data, dict):
+        raise DruidProtocolError(f"bulk status is not an object: {resp.text[:200]!r}", url=resp.url)
+    return {tid: _status_from(tid, body) for tid, body in data.items() if isinstance(body, dict)}
+
+
+def reports(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/reports", task_id=task_id)
+
+
+def parse_reports(resp: Response, req: Request) -> dict[str, Any] | None:
+    """druid-contract §reports: 404 "No task reports were found" (not yet written) is ``None``, not an error."""
+    if resp.status == 404 and "No task reports" in resp.text:
+        return None
+    raise_for_status(resp, req)
+    data = resp.json()
+    return data if isinstance(data, dict) else None
+
+
+def shutdown(task_id: str) -> Request:
+    return Request("POST", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}/shutdown", task_id=task_id)
+
+
+def parse_shutdown(resp: Response, req: Request) -> None:
+    """druid-contract §shutdown: 200 for any known id, running or not."""
+    raise_for_status(resp, req)
+
+
+def task_payload(task_id: str) -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/task/{seg(task_id, 'task id')}", task_id=task_id)
+
+
+def parse_task_payload(resp: Response, req: Request) -> dict[str, Any]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    payload = data.get("payload") if isinstance(data, dict) else None
+    return payload if isinstance(payload, dict) else {}
+
+
+def workers() -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/workers")
+
+
+def parse_workers(resp: Response, req: Request) -> ClusterCapacity:
+    """druid-contract §workers: ImmutableWorkerInfo[]; each worker's ``capacity`` is its task slots."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    found = []
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict):
+            continue
+        worker = as_dict(item.get("worker"))
+        found.append(
+            WorkerInfo(
+                host=as_str(worker.get("host")) or "?",
+                capacity=max(0, as_int(worker.get("capacity")) or 0),
+                used=max(0, as_int(item.get("currCapacityUsed")) or 0),
+                category=as_str(worker.get("category")),
+                version=as_str(worker.get("version")),
+            )
+        )
+    return ClusterCapacity(
+        workers=tuple(found),
+        total_slots=sum(w.capacity for w in found),
+        used_slots=sum(w.used for w in found),
+    )
+
+
+def tasks(
+    state: str | None = "complete", datasource: str | None = None, limit: int | None = None,
+    task_type: str | None = None,
+) -> Request:
+    """``GET /tasks``; ``state=None`` lists active and complete tasks in one answer."""
+    params: list[tuple[str, str]] = [("state", state)] if state else []
+    if datasource:
+        params.append(("datasource", datasource))
+    if task_type:
+        params.append(("type", task_type))
+    if limit:
+        params.append(("max", str(limit)))
+    return Request("GET", "overlord", f"{INDEXER}/tasks", params=tuple(params))
+
+
+def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    return [_status_from(str(t.get("id")), t) for t in data if isinstance(t, dict)] if isinstance(
+        data, list
+    ) else []
+
+
+def active_locks(datasource: str, intervals: list[str] | None = None) -> Request:
+    """Locks held now on ``datasource`` (all its intervals unless given): ``OverlordResource.getActiveLocks``,
+    which needs STATE WRITE. Priority 0 keeps every lock (the filter drops locks below it)."""
+    policy: dict[str, Any] = {"datasource": datasource, "priority": 0}
+    if intervals:
+        policy["intervals"] = list(intervals)
+    return Request("POST", "overlord", f"{INDEXER}/activeLocks", json_body=[policy])
+
+
+def parse_active_locks(resp: Response, req: Request) -> list[TaskLock]:
+    """``{"datasourceToLocks": {ds: [TaskLock]}}``; a datasource without locks is absent."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    per_ds = data.get("datasourceToLocks") if isinstance(data, dict) else None
+    if not isinstance(per_ds, dict):
+        raise DruidProtocolError(f"activeLocks answered without datasourceToLocks: {resp.text[:200]!r}", url=resp.url)
+    found = []
+    for locks in per_ds.values():
+        for lock in locks if isinstance(locks, list) else []:
+            if isinstance(lock, dict) and lock.get("groupId") and lock.get("version") and lock.get("interval"):
+                found.append(
+                    TaskLock(
+                        group_id=str(lock["groupId"]),
+                        datasource=str(lock.get("dataSource") or ""),
+                        interval=str(lock["interval"]),
+                        version=str(lock["version"]),
+                        lock_type=lock.get("type"),
+                        revoked=bool(lock.get("revoked", False)),
+                    )
+                )
+    return found
+
+
+def is_leader() -> Request:
+    return Request("GET", "overlord", f"{INDEXER}/isLeader")
+
+
+def parse_is_leader(resp: Response, req: Request) -> bool:
+    """druid-contract §submit: 200 {"leader": true} or 404 {"leader": false}."""
+    if resp.status == 404 and b"leader" in resp.body:
+        return False
+    raise_for_status(resp, req)
+    data = resp.json()
+    return bool(isinstance(data, dict) and data.get("leader"))
+
+
+HealthService = Service
+
+
+def health(service: Service = "overlord") -> Request:
+    return Request("GET", service, "/status/health")
+
+
+def parse_health(resp: Response, req: Request) -> bool:
+    raise_for_status(resp, req)
+    return resp.text.strip() == "true"
+
+
+#: ``SamplerConfig``'s ceiling: more is a 400 ``numRows must be <= 5000``
+SAMPLER_MAX_ROWS = 5000
+
+
+def sampler(
+    data_schema: dict[str, Any],
+    input_source: dict[str, Any],
+    input_format: dict[str, Any] | None,
+    num_rows: int,
+    timeout_ms: int,
+    read_timeout: float | None = None,
+) -> Request:
+    """druid-contract §sampler: ``SamplerResource`` takes only the ``index`` sampler spec (``index_parallel`` is an
+    unknown type id, 400), so the parts of a native spec travel in an ``index`` ioConfig and tuningConfig."""
+    if not 0 < num_rows <= SAMPLER_MAX_ROWS:
+        raise ValueError(f"num_rows: {num_rows!r} is not in 1..{SAMPLER_MAX_ROWS} (Druid's SamplerConfig limit)")
+    io: dict[str, Any] = {"type": "index", "inputSource": input_source}
+    if input_format is not None:
+        io["inputFormat"] = input_format
+    body = {
+        "type": "index",
+        "spec": {"dataSchema": data_schema, "ioConfig": io, "tuningConfig": {"type": "index"}},
+        "samplerConfig": {"numRows": num_rows, "timeoutMs": timeout_ms},
+    }
+    return Request("POST", "overlord", f"{INDEXER}/sampler", json_body=body, read_timeout=read_timeout)
+
+
+def parse_sampler(resp: Response, req: Request) -> InputSample:
+    """``SamplerResponse``: ``numRowsRead`` (every row read, parseable or not), ``numRowsIndexed``, ``data``
+    (unparseable rows carry ``unparseable: true`` and ``error``). A missing or empty local folder is 200 with
+    ``numRowsRead: 0`` (RECORDED.md §15); a spec or input source it cannot read is 400 ``{"error": ...}``."""
+    raise_for_status(resp, req)
+    data = resp.json()
+    read = as_int(data.get("numRowsRead")) if isinstance(data, dict) else None
+    if read is None:
+        raise DruidProtocolError(f"sampler answered without numRowsRead: {resp.text[:200]!r}", url=resp.url)
+    rows = data.get("data")
+    bad = [r for r in rows if isinstance(r, dict) and r.get("unparseable")] if isinstance(rows, list) else []
+    return InputSample(
+        rows_read=read,
+        rows_indexed=as_int(data.get("numRowsIndexed")) or 0,
+        unparseable=len(bad),
+        first_error=as_text(bad[0].get("error")) if bad else None,
+        seconds=resp.elapsed,
+    )
+
+
+def sql(query: str, parameters: list[dict[str, Any]] | None = None) -> Request:
+    body: dict[str, Any] = {"query": query, "resultFormat": "object"}
+    if parameters:
+        body["parameters"] = parameters
+    return Request("POST", "broker", "/druid/v2/sql", json_body=body)
+
+
+def parse_sql(resp: Response, req: Request) -> list[dict[str, Any]]:
+    raise_for_status(resp, req)
+    data = resp.json()
+    return data if isinstance(data, list) else []

@@ -1,0 +1,34 @@
+"""MSQ's endpoint pair: ``POST /druid/v2/sql/task`` built from an :class:`MsqPlan`, and its answer parsed.
+
+With the other endpoints (the Druid API), not with the statement planning of ``msq`` (pure text and time).
+"""
+
+from __future__ import annotations
+
+import re
+
+from druid_ingest.planning import SQL_TASK_PATH, MsqPlan
+from druid_ingest.wire import DruidProtocolError, DuplicateTaskIdError, Request, Response, raise_for_status
+
+__all__ = ["parse_sql_task", "sql_task"]
+
+_DUPLICATE = re.compile(r"Task ?\[(?P<id>.+?)\] already exists")
+
+
+def sql_task(plan: MsqPlan, task_id: str) -> Request:
+    """druid-contract §msq: ``POST /druid/v2/sql/task`` on the Broker (through the Router)."""
+    return Request("POST", "broker", SQL_TASK_PATH, json_body=plan.query_body(task_id), task_id=task_id)
+
+
+def parse_sql_task(resp: Response, req: Request) -> str:
+    """The controller task id of a 202 ``{"taskId", "state": "RUNNING"}``; a duplicate id raises
+    DuplicateTaskIdError whatever status Druid wraps it in; other refusals go through the error taxonomy."""
+    dup = _DUPLICATE.search(resp.text) if not 200 <= resp.status < 300 else None
+    if dup is not None:
+        raise DuplicateTaskIdError(dup.group("id"), status=resp.status, method=resp.method, url=resp.url,
+                                   body=resp.text[:2000])
+    raise_for_status(resp, req)
+    data = resp.json()
+    if not isinstance(data, dict) or not data.get("taskId"):
+        raise DruidProtocolError(f"sql/task answered without a taskId: {resp.text[:200]!r}", url=resp.url)
+    return str(data["taskId"])

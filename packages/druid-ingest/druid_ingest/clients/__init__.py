@@ -1,0 +1,37 @@
+"""The clients: the typed surface (``facade``), the sync driver (requests), the async driver (aiohttp) and the
+shared poller that batches the async waits of one event loop.
+
+The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
+files need); the modules behind it are private.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._async_client import AsyncDruidClient, shared_client
+    from ._sync_client import DruidClient
+
+#: where each public name lives
+_WHERE = {
+    "AsyncDruidClient": "_async_client",
+    "DruidClient": "_sync_client",
+    "shared_client": "_async_client",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "AsyncDruidClient",
+    "DruidClient",
+    "shared_client",
+]

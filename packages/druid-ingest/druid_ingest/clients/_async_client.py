@@ -1,0 +1,254 @@
+"""The asynchronous transport (aiohttp) and :class:`AsyncDruidClient`, for triggers and async code.
+
+Mirror of ``sync_client``: same operations, same exchange loop; only ``await`` differs. One
+``aiohttp.ClientSession`` per client; open it with ``async with AsyncDruidClient(...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import ssl
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import aiohttp
+
+from druid_ingest.clients._facade import AsyncMode
+from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
+from druid_ingest.clients._submit_ingest import ClientFacade
+from druid_ingest.clients._sync_client import USER_AGENT
+from druid_ingest.ops import direct
+from druid_ingest.wire import (
+    ClusterConfig,
+    DruidConnectionError,
+    DruidError,
+    DruidTimeoutError,
+    DruidTLSError,
+    Exchange,
+    HttpCall,
+    Operation,
+    Progress,
+    ProgressSink,
+    Request,
+    Response,
+    RetryPolicy,
+    SharedRead,
+    Sleep,
+    connect_message,
+    exchange,
+    read_timeout,
+    ssl_reason,
+    tls_message,
+)
+
+__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange", "shared_client"]
+
+T = TypeVar("T")
+
+
+def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
+    """Built when the client is built: loading certificates reads files, which must not happen on a busy loop."""
+    if not config.verify:
+        return False
+    if config.ca_bundle:
+        return ssl.create_default_context(cafile=config.ca_bundle)
+    urls = (config.url, config.overlord_url, config.coordinator_url, config.broker_url)
+    return ssl.create_default_context() if any((u or "").startswith("https:") for u in urls) else True
+
+
+def _os_reason(error: OSError) -> str:
+    """``[Errno 111] Connection refused`` from aiohttp's OSError (its strerror is "Connect call failed (...)")."""
+    if isinstance(error, socket.gaierror) or not error.errno:
+        return f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
+    return f"[Errno {error.errno}] {os.strerror(error.errno)}"
+
+
+class AiohttpTransport:
+    """Performs one :class:`HttpCall` with an aiohttp session (created lazily inside the running loop).
+
+    Constructing it does the blocking part (the TLS context), so a trigger can build it in a thread."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self._ssl = _ssl_context(config)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            cfg = self.config
+            timeout = aiohttp.ClientTimeout(sock_connect=cfg.connect_timeout, sock_read=cfg.read_timeout)
+            self._session = aiohttp.ClientSession(
+                timeout=timeout,
+                trust_env=False,
+                connector=aiohttp.TCPConnector(ssl=self._ssl),
+            )
+        return self._session
+
+    async def perform(self, hc: HttpCall) -> Response:
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if hc.body is not None:
+            headers["Content-Type"] = "application/json"
+        if hc.send_auth and self.config.auth is not None:
+            headers["Authorization"] = self.config.authorization_header() or ""
+        try:
+            extra: dict[str, Any] = {}
+            if hc.read_timeout is not None:
+                extra["timeout"] = aiohttp.ClientTimeout(
+                    sock_connect=self.config.connect_timeout,
+                    sock_read=read_timeout(self.config.read_timeout, hc.read_timeout),
+                )
+            started = time.monotonic()
+            async with self._get_session().request(
+                hc.method, hc.url, data=hc.body, headers=headers, allow_redirects=False, **extra
+            ) as resp:
+                body = await resp.read()
+                sent = "Authorization" in headers
+                return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
+                                elapsed=time.monotonic() - started)
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
+        except asyncio.TimeoutError:
+            raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
+        except aiohttp.ClientConnectorError as exc:
+            reason = _os_reason(exc.os_error)
+            raise DruidConnectionError(connect_message(reason, hc.url), method=hc.method, url=hc.url) from None
+        except aiohttp.ClientError as exc:
+            reason = type(exc).__name__
+            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
+
+    async def close(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+
+
+async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
+    reply: Response | DruidError | None = None
+    try:
+        while True:
+            action = ex.send(reply)
+            if isinstance(action, Sleep):
+                await asyncio.sleep(action.seconds)
+                reply = None
+            else:
+                try:
+                    reply = await transport.perform(action)
+                except DruidError as exc:
+                    reply = exc
+    except StopIteration as stop:
+        response: Response = stop.value
+        return response
+
+
+async def drive(
+    op: Operation[T],
+    transport: AiohttpTransport,
+    config: ClusterConfig,
+    policy: RetryPolicy,
+    on_progress: ProgressSink | None = None,
+    poller: SharedPoller | None = None,
+) -> T:
+    """Run an operation to its value, throwing request errors back into it and handing Progress items to
+    ``on_progress``."""
+    reply: Any = None
+    error: DruidError | None = None
+    try:
+        while True:
+            action = op.throw(error) if error is not None else op.send(reply)
+            error, reply = None, None
+            if isinstance(action, Sleep):
+                await asyncio.sleep(action.seconds)
+            elif isinstance(action, Progress):
+                if on_progress is not None:
+                    on_progress(action.item)
+            elif isinstance(action, SharedRead):
+                try:
+                    if poller is not None:
+                        reply = await poller.answer(action)
+                    else:
+                        reply = await drive(direct(action), transport, config, policy)
+                except DruidError as exc:
+                    error = exc
+            elif isinstance(action, Request):
+                try:
+                    reply = await drive_exchange(exchange(action, config, policy), transport)
+                except DruidError as exc:
+                    error = exc
+    except StopIteration as stop:
+        value: T = stop.value
+        return value
+
+
+class AsyncDruidClient(ClientFacade[AsyncMode]):
+    """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable.
+
+    With ``shared=True`` its waits' status and served-inventory reads go through a :class:`SharedPoller` (one
+    bulk status call per tick for every wait using this client); :func:`shared_client` hands out one such
+    client per event loop and cluster.
+    """
+
+    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None = None, *, shared: bool = False,
+                 tick: float = DEFAULT_TICK) -> None:
+        super().__init__(config, retry)
+        self.transport = AiohttpTransport(config)
+        self.poller = SharedPoller(self._run_direct, tick) if shared else None
+
+    def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
+        return drive(op, self.transport, self.config, self.retry, on_progress, self.poller)
+
+    def _run_direct(self, op: Operation[Any]) -> Any:
+        return drive(op, self.transport, self.config, self.retry)
+
+    async def close(self) -> None:
+        if self.poller is not None:
+            await self.poller.close()
+        await self.transport.close()
+
+    async def __aenter__(self) -> AsyncDruidClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class _Shared:
+    __slots__ = ("client", "users")
+
+    def __init__(self, client: AsyncDruidClient) -> None:
+        self.client = client
+        self.users = 0
+
+
+#: event loop -> (cluster config, retry policy) -> the one shared client of that loop for that cluster
+_SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[ClusterConfig, RetryPolicy], _Shared]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.asynccontextmanager
+async def shared_client(
+    config: ClusterConfig, retry: RetryPolicy | None = None, *, make: Callable[[], AsyncDruidClient] | None = None
+) -> AsyncIterator[AsyncDruidClient]:
+    """The event loop's one client for this cluster (one aiohttp session, one poller), for as long as any user
+    holds it; closed when the last one leaves. ``make`` builds it when none exists (e.g. in a thread)."""
+    loop = asyncio.get_running_loop()
+    key = (config, retry or RetryPolicy())
+    clients = _SHARED.setdefault(loop, {})
+    entry = clients.get(key)
+    if entry is None:
+        client = make() if make is not None else AsyncDruidClient(config, retry, shared=True)
+        entry = clients.setdefault(key, _Shared(client))
+        if entry.client is not client:
+            await client.close()
+    entry.users += 1
+    try:
+        yield entry.client
+    finally:
+        entry.users -= 1
+        if entry.users == 0 and clients.get(key) is entry:
+            del clients[key]
+            await entry.client.close()

@@ -1,0 +1,271 @@
+"""The multi-step half of the client surface: submit (the plan-driven ensure) and ingest, the handoff target, the
+waits.
+
+Same construction as ``_facade.py``: one implementation per method, handed to ``self._run``; the overloads only
+give each client its exact type. Waits come in two forms over the same operation (``druid_ingest.ops``): ``watch_*``
+returns the typed outcome (what triggers serialize), ``wait_for_*`` settles it into the value or raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import replace
+from typing import Any, overload
+
+from druid_ingest.api import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
+from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskOutcome, check_on_never
+from druid_ingest.ops import _operations as ops
+from druid_ingest.ops import _waits as waits
+from druid_ingest.ops import ingest as ingest_op
+from druid_ingest.planning import IngestionPlan, MsqPlan, base_task_id, build_plan
+from druid_ingest.wire import Operation, PollSchedule, ProgressSink
+
+__all__ = ["ClientFacade", "as_plan"]
+
+SpecOrPlan = dict[str, Any] | IngestionPlan | MsqPlan
+
+
+def as_plan(
+    spec: SpecOrPlan,
+    *,
+    datasource: str | None = None,
+    intervals: list[str] | None = None,
+    idempotency_key: str | None = None,
+    id_prefix: str = "ingest",
+) -> IngestionPlan | MsqPlan:
+    """A plan (native or MSQ) as is, or one built from a spec dict (validated once, here).
+
+    For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have: the id of
+    the same work must not change between releases); they are not injected into the spec. Use
+    :func:`~.plan.build_plan` to inject per-run values.
+    """
+    if isinstance(spec, IngestionPlan | MsqPlan):
+        if datasource or intervals or idempotency_key:
+            raise ValueError("datasource/intervals/idempotency_key belong to build_plan() when passing a plan")
+        return spec
+    plan = build_plan(spec, idempotency_key=idempotency_key, id_prefix=id_prefix)
+    if (datasource or plan.datasource) == plan.datasource and (intervals or list(plan.intervals)) == list(
+        plan.intervals
+    ):
+        return plan
+    base = base_task_id(plan.spec, datasource or plan.datasource, intervals or list(plan.intervals),
+                        idempotency_key or None, id_prefix)
+    return replace(plan, base_task_id=base)
+
+
+def _settled_task(op: Operation[TaskOutcome]) -> Operation[TaskStatus]:
+    """The terminal status (SUCCESS or FAILED); a timeout raises DruidWaitTimeoutError."""
+    outcome = yield from op
+    if outcome.status is None or outcome.kind in ("timeout", "error"):
+        raise outcome.error()
+    return outcome.status
+
+
+def _settled_handoff(op: Operation[HandoffOutcome], on_never: str, allow_empty: bool) -> Operation[HandoffResult]:
+    outcome = yield from op
+    return outcome.settle(on_never, allow_empty)
+
+
+class ClientFacade(EndpointCalls[Mode]):
+    """Druid ingestion calls. In the async client every method returns an awaitable of the same result."""
+
+    @overload
+    def ensure_submitted(
+        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
+        intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
+        max_attempts: int = 20, allow_empty: bool = False,
+    ) -> SubmitOutcome: ...
+    @overload
+    def ensure_submitted(
+        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
+        intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
+        max_attempts: int = 20, allow_empty: bool = False,
+    ) -> Awaitable[SubmitOutcome]: ...
+    def ensure_submitted(
+        self, spec: SpecOrPlan, *, datasource: str | None = None, intervals: list[str] | None = None,
+        idempotency_key: str | None = None, id_prefix: str = "ingest", max_attempts: int = 20,
+        allow_empty: bool = False,
+    ) -> Any:
+        """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
+
+        Takes an :class:`IngestionPlan`, or a spec dict that is planned here (validated first: a malformed spec
+        raises SpecValidationError before any HTTP call). A new submit of a native ``dropExisting`` replace first
+        probes its input through the sampler: 0 rows raises DruidEmptyInputError, nothing submitted; a refused
+        probe submits anyway (``SubmitOutcome.input_probe`` says which). ``allow_empty=True``: no probe.
+        """
+        plan = as_plan(spec, datasource=datasource, intervals=intervals, idempotency_key=idempotency_key,
+                       id_prefix=id_prefix)
+        return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty))
+
+    @overload
+    def ingest(
+        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
+        handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
+        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+    ) -> IngestResult: ...
+    @overload
+    def ingest(
+        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
+        handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
+        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+    ) -> Awaitable[IngestResult]: ...
+    def ingest(
+        self, spec: SpecOrPlan, *, task_timeout: float = 43200.0, handoff_timeout: float | None = 3600.0,
+        schedule: PollSchedule | None = None, on_never: str = "fail", allow_empty: bool = False,
+        idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Any:
+        """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
+
+        Raises DruidTaskFailedError when the task FAILED (its message holds the full errorMsg, row stats and first
+        unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``;
+        its subclass DruidEmptyInputError before any submit when a dropExisting replace's input is empty),
+        DruidWaitTimeoutError. ``handoff_timeout=None`` stops at SUCCESS.
+        """
+        plan = as_plan(spec, idempotency_key=idempotency_key)
+        op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
+                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, cluster=self._history_key(True))
+        return self._run(op, on_progress)
+
+    @overload
+    def handoff_target(
+        self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> HandoffTarget: ...
+    @overload
+    def handoff_target(
+        self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> Awaitable[HandoffTarget]: ...
+    def handoff_target(
+        self, task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> Any:
+        """HandoffTarget for a SUCCESS task (reads its status and report once).
+
+        Pass the ``version_ceiling`` of the status ``wait_for_task`` returned: it tells this task's segment
+        version from a later replace's. Raises DruidUsageError when ``datasource`` is not the task's own.
+        """
+        return self._run(ops.handoff_target(task_id, datasource, intervals, append, version_ceiling))
+
+    @overload
+    def check_handoff(self: ClientFacade[SyncMode], target: HandoffTarget) -> HandoffResult: ...
+    @overload
+    def check_handoff(self: ClientFacade[AsyncMode], target: HandoffTarget) -> Awaitable[HandoffResult]: ...
+    def check_handoff(self, target: HandoffTarget) -> Any:
+        """HandoffResult of one look at metadata, the served inventory and the Broker."""
+        return self._run(ops.check_handoff(target))
+
+    @overload
+    def watch_task(
+        self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> TaskOutcome: ...
+    @overload
+    def watch_task(
+        self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> Awaitable[TaskOutcome]: ...
+    def watch_task(
+        self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> Any:
+        """TaskOutcome (success, failed or timeout) after at most ``timeout`` seconds (0: one look); progress
+        to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found. ``predict``: plan the polls
+        from the datasource's recent task durations (``schedule.py``); False keeps to ``schedule``."""
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, report_every, ceiling,
+                              self._history_key(predict))
+        return self._run(op, on_progress)
+
+    @overload
+    def wait_for_task(
+        self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> TaskStatus: ...
+    @overload
+    def wait_for_task(
+        self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> Awaitable[TaskStatus]: ...
+    def wait_for_task(
+        self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> Any:
+        """TaskStatus once SUCCESS or FAILED (``version_ceiling`` set when its lock was seen);
+        DruidWaitTimeoutError after ``timeout`` seconds."""
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, cluster=self._history_key(predict))
+        return self._run(_settled_task(op), on_progress)
+
+    @overload
+    def watch_handoff(
+        self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> HandoffOutcome: ...
+    @overload
+    def watch_handoff(
+        self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Awaitable[HandoffOutcome]: ...
+    def watch_handoff(
+        self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Any:
+        """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds."""
+        return self._run(waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock), on_progress)
+
+    @overload
+    def wait_for_handoff(
+        self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> HandoffResult: ...
+    @overload
+    def wait_for_handoff(
+        self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> Awaitable[HandoffResult]: ...
+    def wait_for_handoff(
+        self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> Any:
+        """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``).
+
+        Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``;
+        with ``allow_empty=False``, DruidEmptyIngestionError when the task published nothing.
+        """
+        check_on_never(on_never)
+        op = waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock)
+        return self._run(_settled_handoff(op, on_never, allow_empty), on_progress)
+
+    @overload
+    def watch_ingestion(
+        self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
+        task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> IngestionOutcome: ...
+    @overload
+    def watch_ingestion(
+        self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
+        task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> Awaitable[IngestionOutcome]: ...
+    def watch_ingestion(
+        self, task_id: str, datasource: str, intervals: list[str], append: bool, *, task_deadline: float,
+        handoff_timeout: float | None, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        predict: bool = True,
+    ) -> Any:
+        """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
+        ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
+        op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
+                                   self.clock, cluster=self._history_key(predict))
+        return self._run(op, on_progress)
+
+    def _history_key(self, predict: bool) -> str | None:
+        """The task-history cache key of this cluster (its Overlord URL), or None to keep the fixed schedule."""
+        return self.config.base_url("overlord") if predict else None

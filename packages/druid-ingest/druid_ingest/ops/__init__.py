@@ -1,0 +1,65 @@
+"""Operations and waits: multi-step generators both clients drive (submit or adopt, the task wait, the handoff
+gate, the timeline check, the input probe), their outcomes, poll schedules, history, capacity, and the
+batchable queries a driver may answer for many waits at once.
+
+The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
+files need); the modules behind it are private.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._capacity import pool_size, slots_finding
+    from ._history import ingestion_durations, percentile
+    from ._ingest import ingest
+    from ._options import OnNever, check_on_never
+    from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+    from ._queries import ServedQuery, StatusQuery, direct
+    from ._waits import TaskProgress
+
+#: where each public name lives
+_WHERE = {
+    "HandoffOutcome": "_outcomes",
+    "IngestionOutcome": "_outcomes",
+    "OnNever": "_options",
+    "ServedQuery": "_queries",
+    "StatusQuery": "_queries",
+    "TaskOutcome": "_outcomes",
+    "TaskProgress": "_waits",
+    "check_on_never": "_options",
+    "direct": "_queries",
+    "ingest": "_ingest",
+    "ingestion_durations": "_history",
+    "percentile": "_history",
+    "pool_size": "_capacity",
+    "slots_finding": "_capacity",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "HandoffOutcome",
+    "IngestionOutcome",
+    "OnNever",
+    "ServedQuery",
+    "StatusQuery",
+    "TaskOutcome",
+    "TaskProgress",
+    "check_on_never",
+    "direct",
+    "ingest",
+    "ingestion_durations",
+    "percentile",
+    "pool_size",
+    "slots_finding",
+]

@@ -1,0 +1,47 @@
+"""The whole contract in one call: submit or adopt, wait for the task, wait until its data is queryable."""
+
+from __future__ import annotations
+
+import time
+
+from druid_ingest.api import IngestResult
+from druid_ingest.ops._operations import ensure_submitted, report_summary
+from druid_ingest.ops._options import check_on_never
+from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
+from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.wire import Operation, PollSchedule
+
+__all__ = ["ingest"]
+
+
+def ingest(
+    plan: IngestionPlan | MsqPlan,
+    *,
+    task_timeout: float,
+    handoff_timeout: float | None,
+    schedule: PollSchedule | None = None,
+    on_never: str = "fail",
+    allow_empty: bool = False,
+    max_attempts: int = 20,
+    clock: Clock = time.time,
+    report_every: float = DEFAULT_REPORT_EVERY,
+    cluster: str | None = None,
+) -> Operation[IngestResult]:
+    """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
+
+    Raises DruidTaskFailedError (full errorMsg, row stats, first unparseable events) for a FAILED task,
+    HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidEmptyIngestionError when the task
+    published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout.
+    """
+    check_on_never(on_never)
+    # allow_empty also turns off the pre-submit input probe of a dropExisting replace (operations.probe_input)
+    submitted = yield from ensure_submitted(plan, max_attempts, allow_empty=allow_empty)
+    start = clock()
+    outcome = yield from watch_ingestion(
+        submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
+        handoff_timeout, schedule, clock, report_every, cluster,
+    )
+    status = outcome.task.settle()
+    handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None
+    report = outcome.task.report or (yield from report_summary(status.task_id))
+    return IngestResult(submitted, status, report, handoff)

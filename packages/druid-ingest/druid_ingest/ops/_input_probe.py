@@ -1,0 +1,126 @@
+"""The pre-submit input probe of a ``dropExisting`` replace, as pure functions (the operation is
+``operations.probe_input``).
+
+Why: with dynamic or hashed partitioning Druid 33 answers an empty or missing input with tombstones over the whole
+interval (dev/druid/RECORDED.md §6): the interval's old rows disappear and the task is SUCCESS. One sampler call
+before the submit tells "the input has rows" from "the input is empty"; it reads at most ``PROBE_ROWS`` rows from
+the start of the input, on the Overlord (druid-contract §sampler).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeGuard
+
+from druid_ingest.api import PROBE_READ_OK, InputSample
+from druid_ingest.api import _endpoints as ep
+from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.wire import DruidEmptyInputError, Request
+
+__all__ = [
+    "PROBE_READ_TIMEOUT",
+    "PROBE_ROWS",
+    "PROBE_TIMEOUT_MS",
+    "describe_input",
+    "describe_plan_input",
+    "empty_input_error",
+    "probe_line",
+    "probe_request",
+    "wants_probe",
+]
+
+#: rows the sampler reads at most: one is enough to know the input is not empty; a few more see parse errors
+PROBE_ROWS = 20
+#: the sampler's own budget for reading (``SamplerConfig.timeoutMs``)
+PROBE_TIMEOUT_MS = 4_000
+#: the client's cap on the call: the sampler can hang past its budget while it opens or reads the input (an
+#: unreachable ``http`` URI was still unanswered after minutes on Druid 33; an input that stalls after its first
+#: rows held it past 120 s), so the probe gives up and submits anyway. Short, because it is spent inside the
+#: Airflow task's ``execution_timeout`` before the task is even submitted (a 25 s cap ate a 20 s one whole)
+PROBE_READ_TIMEOUT = 8.0
+
+#: the keys that say where an input source reads from, per Druid's input source types
+_LOCATION_KEYS = ("baseDir", "filter", "files", "uris", "prefixes", "objects", "paths", "dataSource", "interval",
+                  "database", "sqls")
+
+
+def wants_probe(plan: IngestionPlan | MsqPlan, allow_empty: bool) -> TypeGuard[IngestionPlan]:
+    """Only a native ``dropExisting`` replace can erase an interval over an empty input; MSQ has
+    ``failOnEmptyInsert``, an append adds nothing, a legacy replace (no dropExisting) leaves old segments."""
+    return isinstance(plan, IngestionPlan) and plan.mode == "REPLACE" and not allow_empty
+
+
+def _io_parts(plan: IngestionPlan) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+    body = plan.spec.get("spec") or {}
+    io = body.get("ioConfig") or {}
+    schema = body.get("dataSchema") or {}
+    fmt = io.get("inputFormat")
+    return schema, io.get("inputSource") or {}, fmt if isinstance(fmt, dict) else None
+
+
+def probe_request(plan: IngestionPlan) -> Request | None:
+    """The sampler call for ``plan``'s input (its dataSchema, inputSource, inputFormat in the ``index`` shape), or
+    None when the spec has no ``inputSource`` to sample (a legacy firehose)."""
+    schema, source, fmt = _io_parts(plan)
+    if not source.get("type"):
+        return None
+    return ep.sampler(schema, source, fmt, PROBE_ROWS, PROBE_TIMEOUT_MS, read_timeout=PROBE_READ_TIMEOUT)
+
+
+def _short(value: Any, limit: int = 3) -> str:
+    if isinstance(value, list):
+        shown = ", ".join(_short(v) for v in value[:limit])
+        return f"[{shown}{f', ... ({len(value)} in all)' if len(value) > limit else ''}]"
+    if isinstance(value, dict):  # an s3/gs/azure object: {bucket, path}
+        return "/".join(str(v) for v in value.values())
+    return str(value)
+
+
+def describe_input(source: dict[str, Any]) -> str:
+    """``local input source baseDir=/data/2026-11-01 filter=*.json``: the type and where it reads, no secrets
+    (credentials keys such as ``properties`` or ``httpAuthenticationPassword`` are never named)."""
+    kind = str(source.get("type") or "?")
+    if kind == "combining":
+        parts = [describe_input(d) for d in source.get("delegates") or [] if isinstance(d, dict)]
+        return f"combining input source of ({'; '.join(parts)})"
+    if kind == "inline":
+        return f"inline input source ({len(str(source.get('data') or ''))} characters of data)"
+    where = [f"{key}={_short(source[key])}" for key in _LOCATION_KEYS if source.get(key) not in (None, "", [])]
+    return f"{kind} input source " + (" ".join(where) if where else "(no location given)")
+
+
+def describe_plan_input(plan: IngestionPlan) -> str:
+    return describe_input(_io_parts(plan)[1])
+
+
+def probe_line(sample: InputSample) -> str:
+    """One line for the SubmitOutcome and the task log; a warning when rows were read but none parsed."""
+    if sample.rows_read and not sample.rows_indexed:
+        why = f": {sample.first_error}" if sample.first_error else ""
+        return (f"input probe: warning: the sampler read {sample.rows_read} row(s), none of them indexed "
+                f"({sample.unparseable} unparseable{why}); submitting anyway (it reads only the first rows)")
+    return f"{PROBE_READ_OK} {sample.rows_read} row(s), {sample.rows_indexed} indexed"
+
+
+#: an answer with no row that took this share of the sampler's budget ran out of time rather than of input
+_BUDGET_SPENT = 0.9
+
+
+def empty_input_error(plan: IngestionPlan, sample: InputSample | None = None) -> DruidEmptyInputError:
+    """The refusal of a replace whose probe read no row. When the sampler spent its whole ``timeoutMs`` the input
+    may be slow, not empty (its reader stops at the deadline and answers what it has): still refused, because
+    submitting could erase the interval, but the message says so."""
+    source = describe_plan_input(plan)
+    intervals = ", ".join(plan.intervals) or "the intervals in the data"
+    budget = PROBE_TIMEOUT_MS / 1000
+    if sample is not None and sample.seconds >= budget * _BUDGET_SPENT:
+        what = (f"Druid's sampler read no row within its {budget:g} s budget from the {source} (the call took "
+                f"{sample.seconds:.1f} s): the input may be slow to deliver its first row rather than empty. ")
+    else:
+        what = f"the input of this dropExisting replace is empty: Druid's sampler read 0 rows from the {source}. "
+    return DruidEmptyInputError(
+        f"{what}Replacing {intervals} of {plan.datasource!r} with it would erase that data (Druid writes tombstones "
+        "over an empty input), so nothing was submitted and the interval's data is untouched. Fix the input "
+        "(path, filter, upstream job) and run again, or pass allow_empty=True if an empty interval is intended.",
+        source=source,
+        intervals=plan.intervals,
+    )

@@ -1,0 +1,251 @@
+"""How a wait ended, as one typed value per thing waited on; ``to_dict()`` is the Airflow trigger event.
+
+A wait (``waits.py``) never raises for an outcome a caller must decide about (FAILED, a timeout, zero-replica
+rules): it returns one of these, and :meth:`settle` turns it into the value or the one error of the taxonomy.
+So the sync worker path, the triggers and the Dagster face all interpret a wait the same way, and a trigger can
+serialize the outcome as primitives and rebuild it on the other side with ``from_dict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from druid_ingest.api import HandoffResult, ReportSummary, TaskStatus, bounded, task_failed_error
+from druid_ingest.ops._options import OnNever, check_on_never
+from druid_ingest.wire import (
+    DruidEmptyIngestionError,
+    DruidError,
+    DruidFatalError,
+    DruidTaskFailedError,
+    DruidWaitTimeoutError,
+    HandoffNeverError,
+    is_fatal,
+)
+
+__all__ = [
+    "HANDOFF_KINDS",
+    "INGESTION_KINDS",
+    "MAX_EVENT_ERROR_CHARS",
+    "TASK_KINDS",
+    "HandoffOutcome",
+    "IngestionOutcome",
+    "OnNever",
+    "TaskOutcome",
+    "check_on_never",
+]
+
+TaskKind = Literal["success", "failed", "timeout", "error"]
+HandoffKind = Literal["success", "never", "timeout", "error"]
+TASK_KINDS: frozenset[str] = frozenset({"success", "failed", "timeout", "error"})
+HANDOFF_KINDS: frozenset[str] = frozenset({"success", "never", "timeout", "error"})
+INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
+
+
+_NOTE = " with a message from Druid: "
+#: Druid's errorMsg in a trigger event at most (characters): events are stored in the metadata database
+MAX_EVENT_ERROR_CHARS = 64_000
+
+
+def _event_head(data: Any, kinds: frozenset[str], what: str) -> tuple[str, str, str]:
+    """(kind, Druid task id, message) of an event dict; ValueError for anything else (a resumed task can be handed
+    None or an unknown status, and must fail loudly)."""
+    if not isinstance(data, dict) or data.get("status") not in kinds or not isinstance(data.get("druid_task_id"), str):
+        raise ValueError(f"not a {what} outcome: {data!r}; expected a dict with status in {sorted(kinds)}")
+    return str(data["status"]), data["druid_task_id"], str(data.get("message") or "")
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """The end of a task wait. ``status`` is the last TaskStatus seen (local only: not in the event)."""
+
+    kind: TaskKind
+    task_id: str
+    message: str
+    report: ReportSummary | None = None
+    version_ceiling: str | None = None
+    status: TaskStatus | None = field(default=None, compare=False)
+    #: an ``error`` that retrying cannot fix (``errors.is_fatal``: a 401/403/404, a refused redirect...); it travels
+    #: in the trigger event so a deferred wait fails without Airflow retries, as the same error in a worker does
+    fatal: bool = False
+
+    @classmethod
+    def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:
+        if status.state == "SUCCESS":
+            note = f'{_NOTE}"{status.error_msg}"' if status.error_msg else ""
+            message = f"Druid task {status.task_id} SUCCESS{note}"
+            return cls("success", status.task_id, message, report, status.version_ceiling, status)
+        message = str(task_failed_error(status, report))  # full errorMsg, row stats, first unparseable events
+        return cls("failed", status.task_id, message, report, status.version_ceiling, status)
+
+    @property
+    def has_druid_note(self) -> bool:
+        """A SUCCESS that Druid annotated (``errorMsg`` on a SUCCESS status, e.g. an empty input): worth a warning."""
+        return self.kind == "success" and _NOTE in self.message
+
+    @classmethod
+    def timed_out(cls, status: TaskStatus, waited: float) -> TaskOutcome:
+        message = (
+            f"Druid task {status.task_id} still {status.phase} after {waited:.0f}s: it keeps running in Druid (only "
+            f"this wait stopped). Stop it with POST /druid/indexer/v1/task/{status.task_id}/shutdown on the Overlord "
+            "(DruidClient.shutdown), or wait again: the same spec adopts it, never submits a second one"
+        )
+        return cls("timeout", status.task_id, message, None, status.version_ceiling, status)
+
+    @classmethod
+    def errored(cls, task_id: str, exc: BaseException) -> TaskOutcome:
+        return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}", fatal=is_fatal(exc))
+
+    def settle(self) -> TaskStatus:
+        """The SUCCESS status, or the error this outcome stands for."""
+        if self.kind == "success" and self.status is not None:
+            return self.status
+        raise self.error()
+
+    def error(self) -> DruidError:
+        if self.kind == "failed":
+            return DruidTaskFailedError(self.task_id, self.report.error_msg if self.report else None, self.message)
+        if self.kind == "timeout":
+            return DruidWaitTimeoutError(self.message)
+        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The trigger event. Druid's errorMsg travels once, in ``summary``, cut to ``MAX_EVENT_ERROR_CHARS`` (a
+        failed task's report can hold megabytes of stack trace; the ``message`` has its bounded head)."""
+        summary = None
+        if self.report is not None:
+            summary = self.report.to_dict()
+            if summary.get("error_msg"):
+                summary["error_msg"] = bounded(str(summary["error_msg"]), MAX_EVENT_ERROR_CHARS)
+        return {
+            "status": self.kind,
+            "druid_task_id": self.task_id,
+            "message": self.message,
+            "summary": summary,
+            "summary_text": self.report.format(include_error=False) if self.report is not None else None,
+            "version_ceiling": self.version_ceiling,
+            "fatal": self.fatal,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskOutcome:
+        kind, task_id, message = _event_head(data, TASK_KINDS, "task")
+        summary = data.get("summary")
+        report = ReportSummary.from_dict(summary) if isinstance(summary, dict) else None
+        return cls(cast(TaskKind, kind), task_id, message, report, data.get("version_ceiling"),
+                   fatal=data.get("fatal") is True)
+
+
+@dataclass(frozen=True)
+class HandoffOutcome:
+    """The end of a handoff wait: ``success`` (loaded, nothing or superseded), ``never``, ``timeout``, ``error``."""
+
+    kind: HandoffKind
+    task_id: str
+    message: str
+    result: HandoffResult | None = None
+    fatal: bool = False  # as TaskOutcome.fatal
+
+    @classmethod
+    def of(cls, task_id: str, datasource: str, result: HandoffResult) -> HandoffOutcome:
+        kind: HandoffKind = "success" if result.done else "never" if result.state == "never" else "timeout"
+        return cls(kind, task_id, f"{datasource}: {result.state}: {result.detail}", result)
+
+    @classmethod
+    def errored(cls, task_id: str, exc: BaseException) -> HandoffOutcome:
+        return cls("error", task_id, f"waiting for handoff of Druid task {task_id} failed: {exc}",
+                   fatal=is_fatal(exc))
+
+    @property
+    def empty(self) -> bool:
+        """The task published nothing: no new data, nothing replaced."""
+        return self.result is not None and self.result.state == "nothing"
+
+    def settle(self, on_never: str = "fail", allow_empty: bool = False) -> HandoffResult:
+        """The verdict when the data is queryable (or, with ``on_never="pass"``, never will be), else the error.
+
+        An ingestion that published nothing is an error unless ``allow_empty``: a missing input folder must not go
+        green with the interval's old data still in place.
+        """
+        if self.empty and not allow_empty:
+            raise self.empty_error()
+        if self.result is not None and (self.kind == "success" or (self.kind == "never" and on_never == "pass")):
+            return self.result
+        raise self.error()
+
+    def empty_error(self) -> DruidEmptyIngestionError:
+        if self.result is not None and self.result.expected > 0:  # tombstones: the old data is gone
+            return DruidEmptyIngestionError(
+                f"Druid task {self.task_id} succeeded but wrote no rows ({self.message}). Its tombstones replaced "
+                "the interval: queries now read nothing there. Check that the input for this interval exists and "
+                "holds rows with valid timestamps (the input locations, timestampSpec column and format, filters). "
+                "To accept empty intervals pass allow_empty=True; to restore the data, fix the input and run again "
+                "with a new idempotency_key."
+            )
+        return DruidEmptyIngestionError(
+            f"Druid task {self.task_id} succeeded but published no segments ({self.message}). Nothing was replaced: "
+            "queries still read what the interval held before. Check that the input for this interval exists and "
+            "holds rows with valid timestamps (the input locations, timestampSpec column and format, filters). "
+            "To accept empty intervals (holidays, quiet days) pass allow_empty=True; to re-ingest after fixing the "
+            "input, run again with a new idempotency_key (the same spec adopts this succeeded task)."
+        )
+
+    def error(self) -> DruidError:
+        if self.kind == "never":
+            never = self.result.never if self.result is not None else ()
+            shown = ", ".join(never[:3]) + ("..." if len(never) > 3 else "")
+            return HandoffNeverError(
+                f"segments of Druid task {self.task_id} will never load: {self.message} ({shown}); fix the "
+                "datasource's load rules, or pass on_never='pass' to accept deep-storage-only data"
+            )
+        if self.kind == "timeout":
+            return DruidWaitTimeoutError(f"segments of Druid task {self.task_id} not queryable in time: {self.message}")
+        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.kind,
+            "druid_task_id": self.task_id,
+            "message": self.message,
+            "result": self.result.to_dict() if self.result is not None else None,
+            "fatal": self.fatal,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandoffOutcome:
+        kind, task_id, message = _event_head(data, HANDOFF_KINDS, "handoff")
+        result = data.get("result")
+        verdict = HandoffResult.from_dict(result) if isinstance(result, dict) else None
+        return cls(cast(HandoffKind, kind), task_id, message, verdict, fatal=data.get("fatal") is True)
+
+
+@dataclass(frozen=True)
+class IngestionOutcome:
+    """Both waits of one ingestion in one value (one deferral): the task's end, then the handoff's, if reached."""
+
+    task: TaskOutcome
+    handoff: HandoffOutcome | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.task.kind if self.task.kind != "success" or self.handoff is None else self.handoff.kind
+
+    @property
+    def message(self) -> str:
+        return self.task.message if self.handoff is None else self.handoff.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.kind,
+            "druid_task_id": self.task.task_id,
+            "message": self.message,
+            "task": self.task.to_dict(),
+            "handoff": self.handoff.to_dict() if self.handoff is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IngestionOutcome:
+        if data.get("status") not in INGESTION_KINDS or not isinstance(data.get("task"), dict):
+            raise ValueError(f"not an ingestion outcome: {data!r}")
+        handoff = data.get("handoff")
+        return cls(TaskOutcome.from_dict(data["task"]), HandoffOutcome.from_dict(handoff) if handoff else None)

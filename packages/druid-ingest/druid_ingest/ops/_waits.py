@@ -1,0 +1,229 @@
+"""The waits, written once: a Druid task to its end, its segments to queryable, and both in a row.
+
+Each wait owns its absolute deadline (on an injectable clock), its poll schedule and its progress: it yields
+:class:`~.exchange.Progress` items (a poll's status and, now and then, its parsed report) for the driver to
+hand to the caller, and returns one typed outcome (``outcomes.py``). The sync client drives these in a worker,
+the async client in a trigger; no other poll loop exists.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
+from druid_ingest.ops._history import HANDOFF_LATENCIES, task_history
+from druid_ingest.ops._operations import (
+    gate_chunks,
+    gate_step,
+    handoff_target,
+    lock_ceiling,
+    observe_task,
+    report_summary,
+    target_for,
+)
+from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+from druid_ingest.ops._queries import StatusQuery, merge_status
+from druid_ingest.ops._schedule import PredictedSchedule
+from druid_ingest.planning import parse_instant
+from druid_ingest.wire import Operation, PollSchedule, Progress, Sleep, UnknownTaskError
+
+__all__ = [
+    "DEFAULT_REPORT_EVERY", "MAX_UNKNOWN_LOOKS", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task",
+]
+
+#: seconds between report fetches while a task runs (each poll is one status call; a report is a second one):
+#: progress logging at most every few minutes, plus the final report
+DEFAULT_REPORT_EVERY = 300.0
+Clock = Callable[[], float]
+#: handoff looks between two reads of the metadata store (a later replace or a compaction changes what must be
+#: served). Correctness does not rest on it: a look that asks handoffComplete reads the metadata first.
+REREAD_EVERY = 5
+#: seconds between two "will this segment ever load?" questions (handoffComplete) while segments are missing
+NEVER_PROBE_EVERY = 60.0
+#: consecutive looks a task may answer "unknown" in Druid's race shape (or, once seen, go missing) before the wait
+#: believes it (druid-contract §status)
+MAX_UNKNOWN_LOOKS = 5
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    """One poll of a running task: its status, and its live report when this poll fetched one."""
+
+    status: TaskStatus
+    report: ReportSummary | None = None
+
+    def line(self) -> str:
+        """One log line: phase, and row counts when a report came with this poll."""
+        head = f"Druid task {self.status.task_id} {self.status.phase}"
+        return f"{head}: {self.report.progress_line()}" if self.report is not None else head
+
+
+def watch_task(
+    task_id: str,
+    deadline: float,
+    schedule: PollSchedule | None = None,
+    clock: Clock = time.time,
+    report_every: float = DEFAULT_REPORT_EVERY,
+    ceiling: str | None = None,
+    cluster: str | None = None,
+) -> Operation[TaskOutcome]:
+    """Poll until SUCCESS/FAILED or ``deadline`` (``clock()`` time); the outcome holds the final report.
+
+    Each poll is one ``/status`` (plus, the first time the task is seen holding its lock, one lock lookup:
+    ``operations.lock_ceiling``; pass a ``ceiling`` already known to skip it). With ``cluster`` (the client's base
+    URL, the history cache's key) the datasource's recent durations plan the polls (``schedule.py``); otherwise,
+    and while the task is not running yet, ``schedule`` (fixed backoff) does. The report is fetched at most every
+    ``report_every`` seconds while it runs, and once at the end. A deadline already passed makes it one look.
+    """
+    schedule = schedule or PollSchedule()
+    started = clock()
+    polls = past_end = 0
+    planner: PredictedSchedule | None = None
+    planned = False
+    running_since: float | None = None
+    previous_look = started
+    reported_at = started  # the first progress report comes after report_every, not at the first look
+    known: TaskStatus | None = None
+    unknown_looks = 0
+    while True:
+        try:
+            if known is None:  # the first look is a full status: createdTime, datasource, runner state
+                status = yield from observe_task(task_id, ceiling)
+            else:  # later looks may be answered by one bulk call shared with every other wait (``ops._queries``)
+                status = merge_status(known, (yield StatusQuery(task_id)))
+        except UnknownTaskError as exc:
+            # Druid's race-shaped 404 {"status": null}, or a task already seen going missing for a look: transient,
+            # a bounded number of times; a plain "Cannot find any task" for a task never seen is an answer.
+            unknown_looks += 1
+            if not (exc.race or known is not None) or unknown_looks > MAX_UNKNOWN_LOOKS or clock() >= deadline:
+                raise
+            yield Sleep(min(schedule.delay(unknown_looks), max(0.0, deadline - clock())))
+            continue
+        unknown_looks = 0
+        if known is not None:
+            if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
+                ceiling = yield from lock_ceiling(status)
+            status = replace(status, version_ceiling=ceiling)
+        known = status
+        ceiling = status.version_ceiling
+        now = clock()
+        if status.is_terminal:
+            return TaskOutcome.terminal(status, (yield from report_summary(task_id)))
+        if not planned and cluster and status.datasource and status.task_type:
+            planned = True
+            history = yield from task_history(cluster, status.datasource, status.task_type)
+            planner = PredictedSchedule(history, schedule) if history is not None else None
+        if running_since is None and status.runner_state == "RUNNING":
+            running_since = _run_start(status, polls, previous_look, now)
+        previous_look = now
+        report = None
+        near_end = planner is not None and running_since is not None and planner.near_end(now - running_since)
+        if status.runner_state == "RUNNING" and now - reported_at >= report_every and not near_end:
+            report = yield from report_summary(task_id)
+            reported_at = now
+        yield Progress(TaskProgress(status, report))
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return TaskOutcome.timed_out(status, clock() - started)
+        polls += 1
+        if planner is not None and running_since is not None:
+            running_for = clock() - running_since
+            past_end += running_for >= planner.history.longest + planner.step
+            delay = planner.next_delay(running_for, past_end)
+        else:
+            delay = schedule.delay(polls)
+        yield Sleep(min(delay, remaining))
+
+
+def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> float:
+    """When the task probably started running: its createdTime if it was already running at the first look (it
+    may have waited in the queue, so this errs early: polls come sooner, never later), else midway since the last
+    look that saw it waiting."""
+    if polls == 0 and status.created_time:
+        try:
+            return min(now, parse_instant(status.created_time).timestamp())
+        except ValueError:
+            pass
+    return (previous_look + now) / 2
+
+
+def watch_handoff(
+    target: HandoffTarget,
+    deadline: float,
+    schedule: PollSchedule | None = None,
+    clock: Clock = time.time,
+    first_look: float = 0.0,
+) -> Operation[HandoffOutcome]:
+    """Check the gate until done (loaded, nothing, superseded), ``never``, or ``deadline``.
+
+    The metadata store is read once, then every ``REREAD_EVERY`` looks (a later replace changes what must be
+    served); between those a look is the ids-only served listing (and the Broker once served). Whether a missing
+    segment will never load is first asked at the second pending look (right after publishing nothing is loaded
+    yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds; each such
+    look re-reads the metadata first (a segment a newer version overshadows is not required, never "never") and
+    keeps that fresh plan.
+    ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). Yields each
+    pending HandoffResult as progress.
+    """
+    schedule = schedule or PollSchedule()
+    polls = 0
+    if first_look > 0:
+        yield Sleep(min(first_look, max(0.0, deadline - clock())))
+    probed_at: float | None = None
+    pending_looks = 0
+    plan = yield from gate_chunks(target)
+    while True:
+        probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
+        result: HandoffResult
+        result, plan = yield from gate_step(target, plan, probe_never=probe)
+        if probe and result.missing:
+            probed_at = clock()
+        pending_looks += 1
+        if result.done or result.state == "never":
+            return HandoffOutcome.of(target.task_id, target.datasource, result)
+        yield Progress(result)
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return HandoffOutcome.of(target.task_id, target.datasource, result)  # kind "timeout"
+        polls += 1
+        yield Sleep(min(schedule.delay(polls), remaining))
+        if polls % REREAD_EVERY == 0:
+            plan = yield from gate_chunks(target)
+
+
+def watch_ingestion(
+    task_id: str,
+    datasource: str,
+    intervals: list[str],
+    append: bool,
+    task_deadline: float,
+    handoff_timeout: float | None,
+    schedule: PollSchedule | None = None,
+    clock: Clock = time.time,
+    report_every: float = DEFAULT_REPORT_EVERY,
+    cluster: str | None = None,
+) -> Operation[IngestionOutcome]:
+    """The task wait, then (after SUCCESS, unless ``handoff_timeout`` is None) the handoff wait, in one go.
+
+    ``task_deadline`` is absolute; the handoff gets ``handoff_timeout`` seconds from the moment the task wait
+    ends, but never past ``task_deadline + handoff_timeout`` (a rebuilt trigger cannot extend it much). The
+    handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
+    later replace's. ``datasource``/``intervals`` may be empty: the task's own are used.
+    """
+    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, cluster=cluster)
+    if task.kind != "success" or handoff_timeout is None:
+        return IngestionOutcome(task)
+    if task.status is not None:  # the wait's own terminal status and report: no second read
+        target = yield from target_for(task.status, task.report, datasource, intervals, append, task.version_ceiling)
+    else:
+        target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
+    ended = clock()
+    deadline = min(ended, task_deadline) + handoff_timeout
+    key = (cluster, target.datasource) if cluster else None
+    usual = HANDOFF_LATENCIES.expected(key) if key else None
+    handoff = yield from watch_handoff(target, deadline, schedule, clock, first_look=usual or 0.0)
+    if key and handoff.result is not None and handoff.result.state == "loaded":
+        HANDOFF_LATENCIES.record(key, clock() - ended)
+    return IngestionOutcome(task, handoff)

@@ -1,0 +1,94 @@
+"""Planning: the ingestion plan, spec pre-flight (``spec``), pinned task ids, MSQ statement planning and
+partition checks, lineage mapping. Pure Python (plus jinja2): no HTTP.
+
+The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
+files need); the modules behind it are private.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._ids import attempt_id, base_task_id
+    from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
+    from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
+    from ._plan import IngestionPlan, build_plan
+    from .spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
+    from .spec.intervals import Period, parse_duration, parse_instant, parse_interval
+    from .spec.preflight import Preflight, check_preflight
+    from .spec.render import TemplateSource, load_template, render_spec, render_text
+    from .spec.validate import find_problems, find_warnings, validate_spec
+
+#: where each public name lives
+_WHERE = {
+    "DatasetRef": "_lineage",
+    "IngestionMode": "spec.facts",
+    "IngestionPlan": "_plan",
+    "MsqPlan": "_msq",
+    "Period": "spec.intervals",
+    "Preflight": "spec.preflight",
+    "SQL_TASK_PATH": "_msq",
+    "SpecFacts": "spec.facts",
+    "TemplateSource": "spec.render",
+    "attempt_id": "_ids",
+    "base_task_id": "_ids",
+    "build_msq_plan": "_msq",
+    "build_plan": "_plan",
+    "check_preflight": "spec.preflight",
+    "druid_dataset": "_lineage",
+    "druid_namespace": "_lineage",
+    "find_problems": "spec.validate",
+    "find_warnings": "spec.validate",
+    "load_template": "spec.render",
+    "parse_duration": "spec.intervals",
+    "parse_instant": "spec.intervals",
+    "parse_interval": "spec.intervals",
+    "render_spec": "spec.render",
+    "render_text": "spec.render",
+    "spec_facts": "spec.facts",
+    "spec_input_datasets": "_lineage",
+    "task_slots": "spec.facts",
+    "validate_spec": "spec.validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "SQL_TASK_PATH",
+    "DatasetRef",
+    "IngestionMode",
+    "IngestionPlan",
+    "MsqPlan",
+    "Period",
+    "Preflight",
+    "SpecFacts",
+    "TemplateSource",
+    "attempt_id",
+    "base_task_id",
+    "build_msq_plan",
+    "build_plan",
+    "check_preflight",
+    "druid_dataset",
+    "druid_namespace",
+    "find_problems",
+    "find_warnings",
+    "load_template",
+    "parse_duration",
+    "parse_instant",
+    "parse_interval",
+    "render_spec",
+    "render_text",
+    "spec_facts",
+    "spec_input_datasets",
+    "task_slots",
+    "validate_spec",
+]

@@ -1,0 +1,453 @@
+"""Pure cluster state of the fake Druid: tasks, slots, segments, rules, handoff.
+
+Nothing ticks in the background: every entry point calls :meth:`ClusterState.advance` with the current
+time, which replays all events (task start/end, segment loads, coordinator cycles) up to that instant in
+order. Behaviour therefore depends only on the clock readings, not on thread scheduling.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from druid_ingest.testing.fake_segments import (
+    FakeSegment,
+    is_replicated_load_rule,
+    matching_rule,
+    overshadowed_ids,
+    rule_replicas,
+    visible_pieces,
+)
+from druid_ingest.testing.fake_tasks import FakeTask, ParsedTask, TaskPlan
+from druid_ingest.testing.fake_time import bucket_of, format_instant, now_iso, overlaps
+
+__all__ = ["ClusterState"]
+
+
+def _condense(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent or overlapping buckets merged, as AbstractBatchIndexTask condenses them before locking."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+class ClusterState:
+    def __init__(self, *, task_duration: float, worker_capacity: int, handoff_delay: float,
+                 pending_delay: float, coordinator_period: float, overshadowed_grace: float = 900.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.lock = threading.RLock()
+        self.clock = clock
+        self.task_duration = task_duration
+        self.capacity = worker_capacity
+        self.handoff_delay = handoff_delay
+        self.pending_delay = pending_delay
+        self.coordinator_period = coordinator_period
+        # Druid 33 (RECORDED.md §6): MarkOvershadowedSegmentsAsUnused first acts millisToWaitBeforeDeleting
+        # (15 min) after the Coordinator became leader; until then overshadowed segments stay used and served.
+        self.overshadowed_grace = overshadowed_grace
+        self.started_at = clock()
+        self.tasks: dict[str, FakeTask] = {}
+        self.segments: list[FakeSegment] = []
+        self.rules: dict[str, list[dict[str, Any]]] = {}
+        self.plans: deque[TaskPlan] = deque()
+        self.default_plan = TaskPlan()
+        self.loading_paused = False
+        self.last_completed_time: str | None = None
+        self._t = clock()
+        self._last_version_ms = 0
+        self._seq = 0
+        self._gen = 0
+        self._cache: dict[tuple[str, str], tuple[int, set[str]]] = {}
+
+    # ------------------------------------------------------------------ clock
+    def now(self) -> float:
+        """Advance to the current clock reading and return it."""
+        now = self.clock()
+        self.advance(now)
+        return max(now, self._t)
+
+    def advance(self, now: float) -> None:
+        with self.lock:
+            while True:
+                t = self._next_event_time()
+                if t is None or t > now:
+                    break
+                self._t = max(t, self._t)
+                self._process(self._t)
+            self._t = max(self._t, now)
+
+    def _touch(self) -> None:
+        self._gen += 1
+
+    # ------------------------------------------------------------- submission
+    def new_task_id(self, parsed: ParsedTask, now: float) -> str:
+        # druid-contract §submit IdUtils.newTaskId: <type>_<dataSource>_<8 random chars a-p>_<ISO now>
+        rand = "".join(random.choice("abcdefghijklmnop") for _ in range(8))
+        return f"{parsed.type}_{parsed.datasource}_{rand}_{now_iso(now)}"
+
+    def insert_task(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
+        with self.lock:
+            self.advance(now)
+            plan = self.plans.popleft() if self.plans else self.default_plan
+            stored = copy.deepcopy(payload)
+            stored["id"] = task_id
+            stored.setdefault("groupId", parsed.group_id or task_id)
+            stored.setdefault("dataSource", parsed.datasource)
+            context = stored.setdefault("context", {})
+            # druid-contract §submit: TaskQueue.add fills these context keys unless the spec sets them.
+            context.setdefault("forceTimeChunkLock", True)
+            context.setdefault("useLineageBasedSegmentAllocation", True)
+            self._seq += 1
+            duration = plan.duration if plan.duration is not None else self.task_duration
+            task = FakeTask(task_id, parsed, stored, plan, now, now_iso(now), self._seq, duration)
+            task.pending_at = now + self.pending_delay
+            self.tasks[task_id] = task
+            self._touch()
+            return task
+
+    # -------------------------------------------------------------- queries
+    def used_slots(self) -> int:
+        return sum(self._need(t) for t in self.tasks.values() if t.is_active and t.runner_state == "RUNNING")
+
+    def _need(self, task: FakeTask) -> int:
+        return min(task.parsed.slots, self.capacity)
+
+    def used(self, ds: str) -> list[FakeSegment]:
+        return [s for s in self.segments if s.used and s.datasource == ds]
+
+    def served(self, ds: str) -> list[FakeSegment]:
+        return [s for s in self.segments if s.served_at is not None and s.datasource == ds]
+
+    def snapshot_used(self, ds: str | None = None) -> list[FakeSegment]:
+        """The coordinator's cached metadata snapshot: lags publishes by one poll (druid-contract §handoff
+        pollDuration)."""
+        now = self._t
+        return [s for s in self.segments if s.used and (ds is None or s.datasource == ds)
+                and s.published_at + self.coordinator_period <= now]
+
+    def overshadowed(self, ds: str, kind: str = "used") -> set[str]:
+        key = (ds, kind)
+        hit = self._cache.get(key)
+        if hit and hit[0] == self._gen:
+            return hit[1]
+        # used: timeline of used segments; served: served by served; mark: used by served (coordinator duty).
+        if kind == "used":
+            ids = overshadowed_ids(self.used(ds))
+        elif kind == "served":
+            ids = overshadowed_ids(self.served(ds))
+        else:
+            ids = overshadowed_ids(self.used(ds), by=self.served(ds))
+        self._cache[key] = (self._gen, ids)
+        return ids
+
+    def used_visible(self, ds: str) -> list[FakeSegment]:
+        shadowed = self.overshadowed(ds)
+        return [s for s in self.used(ds) if s.identifier not in shadowed]
+
+    def rule_for(self, ds: str, interval: tuple[int, int]) -> dict[str, Any] | None:
+        return matching_rule(self.rules.get(ds, []), interval, int(self._t * 1000))
+
+    def replicas(self, seg: FakeSegment) -> int:
+        return rule_replicas(self.rule_for(seg.datasource, seg.interval))
+
+    def handoff_complete(self, ds: str, interval: tuple[int, int], partition: int, version: str) -> bool:
+        """druid-contract §handoff DataSourcesResource.isHandOffComplete."""
+        # A segment that is not eligible for load (no load rule with replicas) will never be handed off.
+        if not is_replicated_load_rule(self.rule_for(ds, interval)):
+            return True
+        served = self.served(ds)
+        if not served:
+            return False  # no timeline yet
+        shadowed = self.overshadowed(ds, "served")
+        visible = [s for s in served if s.identifier not in shadowed and overlaps(s.interval, interval)]
+        # The served timeline already holds a newer version for the interval.
+        if any(s.version > version for s in visible):
+            return True
+        return any(s.interval[0] <= interval[0] and interval[1] <= s.interval[1]
+                   and s.partition_num == partition and s.version >= version for s in served)
+
+    # --------------------------------------------------------------- events
+    def _wants_load(self, seg: FakeSegment) -> bool:
+        # Tombstones load too (druid-contract §handoff: loaded via TombstoneLoadSpec); a check against real Druid may
+        # revise this.
+        return (seg.used and seg.served_at is None and not self.loading_paused
+                and seg.identifier not in self.overshadowed(seg.datasource)
+                and self.replicas(seg) > 0)
+
+    def _should_unload(self, seg: FakeSegment) -> bool:
+        # Coordinator drops: unused, or a rule with no replicas. RunRules skips overshadowed segments, so they
+        # stay served until marked unused (Druid 33, RECORDED.md §7: served listings include them).
+        return seg.served_at is not None and (not seg.used or self.replicas(seg) == 0)
+
+    def _needs_unused_mark(self, seg: FakeSegment) -> bool:
+        # MarkOvershadowedSegmentsAsUnused: overshadowed by *served* segments -> unused next coordinator run.
+        if not seg.used or seg.unused_at is not None:
+            return False
+        return seg.identifier in self.overshadowed(seg.datasource, "mark")
+
+    def _availability_done(self, task: FakeTask) -> bool:
+        return all(self.handoff_complete(s.datasource, s.interval, s.partition_num, s.version)
+                   for s in task._segments)
+
+    def _next_event_time(self) -> float | None:
+        now, times = self._t, []
+        free = self.capacity - self.used_slots()
+        for task in self.tasks.values():
+            if not task.is_active:
+                continue
+            if task.runner_state == "WAITING":
+                # Waiting for its time to come, then for its time-chunk locks (a release is another event).
+                if task.pending_at > now:
+                    times.append(task.pending_at)
+                elif self._can_lock(task):
+                    times.append(now)
+            elif task.runner_state == "PENDING" and self._need(task) <= free:
+                times.append(now)
+            elif task.runner_state == "RUNNING" and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
+                times.append(now if self._availability_done(task) else task.availability_deadline)
+            elif task.runner_state == "RUNNING" and not task.deadlocked:
+                times.append(task.end_at)
+        for seg in self.segments:
+            if seg.used and seg.unused_at is not None:
+                times.append(seg.unused_at)
+            if self._wants_load(seg):
+                times.append(max(seg.ready_at, now))
+            if self._should_unload(seg):
+                times.append(now)
+            if self._needs_unused_mark(seg):
+                times.append(max(now, self.started_at + self.overshadowed_grace))
+        return min(times, default=None)
+
+    def _process(self, t: float) -> None:
+        for task in sorted(self.tasks.values(), key=lambda x: x.seq):
+            if task.is_active and task.runner_state == "RUNNING" and not task.deadlocked \
+                    and task.ingestion_state != "SEGMENT_AVAILABILITY_WAIT" and task.end_at <= t:
+                self._complete_run(task, t)
+            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t and self._can_lock(task):
+                self._lock(task, t)  # isReady got its locks: handed to the runner, waiting for a slot
+        for seg in self.segments:
+            if seg.used and seg.unused_at is not None and seg.unused_at <= t:
+                seg.used = False
+                self._touch()
+        for seg in self.segments:
+            if self._wants_load(seg) and seg.ready_at <= t:
+                seg.served_at = t
+                self._touch()
+        for seg in self.segments:
+            if self._should_unload(seg):
+                seg.served_at = None
+                self._touch()
+        marking = t >= self.started_at + self.overshadowed_grace
+        for seg in self.segments:
+            if marking and self._needs_unused_mark(seg):
+                seg.unused_at = t + self.coordinator_period
+        for task in self.tasks.values():
+            if task.is_active and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
+                done = self._availability_done(task)
+                if done or task.availability_deadline <= t:
+                    task.availability_confirmed = done
+                    task.availability_wait_ms = int((t - task.end_at) * 1000)
+                    self._finish(task, t, "SUCCESS", None)
+        self._schedule(t)
+
+    def _schedule(self, t: float) -> None:
+        """Start PENDING tasks that fit, in submission order, without head-of-line blocking (druid-contract
+        §batch-rules)."""
+        free = self.capacity - self.used_slots()
+        for task in sorted(self.tasks.values(), key=lambda x: x.seq):
+            if not (task.is_active and task.runner_state == "PENDING") or self._need(task) > free:
+                continue
+            free -= self._need(task)
+            task.runner_state = "RUNNING"
+            task.start_at = t
+            task.end_at = t + task.duration
+            task.ingestion_state = "BUILD_SEGMENTS"
+            task.location = {"host": "127.0.0.1", "port": 8100 + task.seq % 900, "tlsPort": -1}
+            # druid-contract §batch-rules deadlock: parallel supervisor holding the only slot; its subtasks never get
+            # one.
+            task.deadlocked = task.parsed.parallel and self.capacity == 1
+            self._touch()
+
+    # ----------------------------------------------------------------- locks
+    def _lock_intervals(self, task: FakeTask) -> list[tuple[int, int]]:
+        """Time-chunk locks a task takes in isReady: its intervals aligned to segmentGranularity."""
+        return _condense(task.parsed.buckets()) if task.type != "noop" else []
+
+    def _can_lock(self, task: FakeTask) -> bool:
+        """EXCLUSIVE time-chunk locks conflict on overlap within a datasource (TaskLockbox)."""
+        mine = self._lock_intervals(task)
+        return not any(
+            other.locks and other.is_active and other.datasource == task.datasource
+            and any(overlaps(a, b) for a in other.locks for b in mine)
+            for other in self.tasks.values() if other is not task
+        )
+
+    def _lock(self, task: FakeTask, t: float) -> None:
+        """Grant the locks: version = the Overlord's clock now (kept strictly increasing); TaskQueue then hands
+        the task to the runner (PENDING) and the work item stamps queueInsertionTime a few ms later."""
+        ms = max(int(t * 1000), self._last_version_ms + 1)
+        self._last_version_ms = ms
+        task.version = format_instant(ms)
+        task.locks = self._lock_intervals(task)  # none for a spec without intervals (it locks while running)
+        task.queued_time = format_instant(ms + 4)
+        task.runner_state = "PENDING"  # druid-contract §status: handed to the runner, waiting for a slot
+        self._touch()
+
+    def active_locks(self, ds: str, intervals: list[tuple[int, int]] | None) -> list[FakeTask]:
+        return [t for t in sorted(self.tasks.values(), key=lambda x: x.seq)
+                if t.is_active and t.locks and t.datasource == ds
+                and (not intervals or any(overlaps(a, b) for a in t.locks for b in intervals))]
+
+    def _complete_run(self, task: FakeTask, t: float) -> None:
+        plan, parsed = task.plan, task.parsed
+        if plan.outcome == "FAILED":
+            self._finish(task, t, "FAILED", plan.error_msg or "Task failed (planned by FakeDruid TaskPlan).")
+            return
+        if parsed.max_parse_exceptions is not None and plan.unparseable > parsed.max_parse_exceptions:
+            self._finish(task, t, "FAILED", f"Max parse exceptions[{parsed.max_parse_exceptions}] exceeded")
+            return
+        if parsed.partitions_type == "range" and parsed.parallel and plan.rows_per_bucket <= 0:
+            # Druid 33 (RECORDED.md §2, manual_test_3): empty input with range partitioning is SUCCESS with an
+            # errorMsg; nothing is published (no tombstones, old data stays) and there is no report.
+            self._finish(task, t, "SUCCESS", "No valid rows for range partitioning. All rows may have invalid "
+                         "timestamps or multiple dimension values.")
+            return
+        task._segments = self._publish(task, t)
+        task.published_count = len(task._segments)
+        if parsed.await_ms > 0:
+            # druid-contract §handoff "How Druid itself waits": the task keeps its slot until handoff or timeout;
+            # SUCCESS either way.
+            task.ingestion_state = "SEGMENT_AVAILABILITY_WAIT"
+            task.availability_deadline = t + parsed.await_ms / 1000.0
+            if not task._segments:  # waitForSegmentAvailability: nothing to wait for -> confirmed
+                task.availability_confirmed = True
+                self._finish(task, t, "SUCCESS", None)
+            return
+        self._finish(task, t, "SUCCESS", None)
+
+    def _finish(self, task: FakeTask, t: float, state: str, error: str | None) -> None:
+        task.state = state
+        task.runner_state = "NONE"
+        task.error_msg = error
+        task.finished_at = t
+        task.locks = []  # TaskQueue.notifyStatus -> TaskLockbox.remove
+        if task.start_at is not None and state == "SUCCESS":
+            task.ingestion_state = "COMPLETED"
+        self.last_completed_time = now_iso(t)
+        self._touch()
+
+    def shutdown(self, task: FakeTask, now: float) -> None:
+        """druid-contract §shutdown: active task -> FAILED 'Shutdown request from user'; no-op when already complete."""
+        with self.lock:
+            self.advance(now)
+            if task.is_active:
+                self._finish(task, self._t, "FAILED", "Shutdown request from user")
+                self._schedule(self._t)
+
+    # ----------------------------------------------------------- publishing
+    def _publish(self, task: FakeTask, t: float) -> list[FakeSegment]:
+        parsed, plan = task.parsed, task.plan
+        if parsed.type == "noop":
+            return []
+        bucket_list = parsed.buckets()
+        if not bucket_list:
+            # No intervals: Druid derives them from the data; the fake pretends all rows fell on the
+            # segment-granularity bucket containing the task's creation time.
+            bucket_list = [bucket_of(int(task.created_at * 1000), parsed.segment_granularity)]
+        used = self.used(task.datasource)
+        if parsed.type == "compact":
+            return self._publish_compaction(task, bucket_list, used, t)
+        out: list[FakeSegment] = []
+        shard = parsed.partitions_type if parsed.partitions_type in ("range", "hashed") else "numbered"
+        for bucket in bucket_list:
+            rows = plan.rows_per_bucket
+            if rows <= 0:
+                # druid-contract §batch-rules REPLACE: tombstones for empty parts of the input intervals that hold
+                # older data. Druid 33
+                # (RECORDED.md §6, dynamic/hashed): 24 tombstones for a day of HOUR buckets over older data;
+                # test_fidelity: none for a day without older data.
+                if parsed.drop_existing and any(overlaps(s.interval, bucket) for s in used):
+                    out.append(self._segment(task, bucket, task.version, 0, 1, "tombstone", 0, t))
+                continue
+            version, partition, core = task.version, 0, 1
+            if parsed.append:
+                chunk = [s for s in used if s.interval == bucket]
+                if chunk:
+                    # APPEND: join the existing chunk's version with the next partitionNum.
+                    version = max(s.version for s in chunk)
+                    same = [s for s in chunk if s.version == version]
+                    partition = max(s.partition_num for s in same) + 1
+                    core = max(s.core_partitions for s in same)
+            out.append(self._segment(task, bucket, version, partition, core, shard, rows, t))
+        self.segments.extend(out)
+        self._touch()
+        return out
+
+    def _publish_compaction(self, task: FakeTask, bucket_list: list[tuple[int, int]], used: list[FakeSegment],
+                            t: float) -> list[FakeSegment]:
+        """CompactionTask: what queries read in each new bucket, rewritten as one segment of a new version
+        (which overshadows the finer input entirely); a bucket holding no data gets nothing."""
+        out: list[FakeSegment] = []
+        for bucket in bucket_list:
+            rows = sum(s.num_rows for _, group in visible_pieces(used, bucket) for s in group if not s.is_tombstone)
+            if rows > 0:
+                out.append(self._segment(task, bucket, task.version, 0, 1, "numbered", rows, t))
+        self.segments.extend(out)
+        self._touch()
+        return out
+
+    def _segment(self, task: FakeTask | None, bucket: tuple[int, int], version: str | None, partition: int,
+                 core: int, shard: str, rows: int, t: float, ds: str | None = None) -> FakeSegment:
+        parsed = task.parsed if task else None
+        return FakeSegment(
+            datasource=ds or task.datasource, interval=bucket, version=str(version), partition_num=partition,
+            core_partitions=core, shard_type=shard, num_rows=rows,
+            size=1 if shard == "tombstone" else 1000 + 100 * rows,  # tombstone size 1 (RECORDED.md §6)
+            dimensions=[] if shard == "tombstone" or not parsed else parsed.dimensions,
+            metrics=[] if shard == "tombstone" or not parsed else parsed.metrics,
+            partition_dimensions=parsed.partition_dimensions if parsed else [],
+            published_at=t, ready_at=t + self.handoff_delay, task_id=task.id if task else None)
+
+    def preload(self, ds: str, interval: tuple[int, int], version: str, partitions: int) -> list[FakeSegment]:
+        with self.lock:
+            t = self.now()
+            segs = [self._segment(None, interval, version, p, partitions, "numbered", 1, t, ds=ds)
+                    for p in range(partitions)]
+            for seg in segs:
+                seg.published_at = seg.ready_at = t - self.coordinator_period  # already in every snapshot
+                seg.served_at = t if self.replicas(seg) > 0 else None
+            self.segments.extend(segs)
+            self._touch()
+            return segs
+
+    # --------------------------------------------------------------- control
+    def set_rules(self, ds: str, rules: list[dict[str, Any]]) -> None:
+        with self.lock:
+            self.now()
+            self.rules[ds] = copy.deepcopy(rules)
+            self._touch()
+
+    def set_paused(self, paused: bool) -> None:
+        with self.lock:
+            self.now()
+            self.loading_paused = paused
+            self._touch()
+
+    def load_all_now(self) -> None:
+        with self.lock:
+            t = self.now()
+            for seg in self.segments:
+                if seg.used and seg.served_at is None and seg.identifier not in self.overshadowed(
+                        seg.datasource) and self.replicas(seg) > 0:
+                    seg.served_at = t
+                    self._touch()
+            self.advance(t)

@@ -1,0 +1,157 @@
+"""The wire: the HTTP call model, the one exchange loop (redirects, retries), the retry policy, the cluster
+config and the error taxonomy. Nothing here knows an endpoint; the other rooms build on it.
+
+The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
+files need); the modules behind it are private.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._advice import connect_message, ssl_reason, tls_message
+    from ._config import ClusterConfig, Secret, Service
+    from ._errors import (
+        DruidAuthError,
+        DruidConnectionError,
+        DruidEmptyIngestionError,
+        DruidEmptyInputError,
+        DruidError,
+        DruidFatalError,
+        DruidNotFoundError,
+        DruidProtocolError,
+        DruidRetriesExhaustedError,
+        DruidTaskFailedError,
+        DruidTimeoutError,
+        DruidTLSError,
+        DruidTransientError,
+        DruidUsageError,
+        DruidValidationError,
+        DruidWaitTimeoutError,
+        DuplicateTaskIdError,
+        HandoffNeverError,
+        SpecProblem,
+        SpecValidationError,
+        UnknownTaskError,
+        is_fatal,
+    )
+    from ._exchange import (
+        Exchange,
+        HttpCall,
+        Operation,
+        Progress,
+        ProgressSink,
+        SharedRead,
+        Sleep,
+        call,
+        exchange,
+        read_timeout,
+    )
+    from ._http import Request, Response, raise_for_status, seg
+    from ._retry import PollSchedule, RetryPolicy
+
+#: where each public name lives
+_WHERE = {
+    "ClusterConfig": "_config",
+    "DruidAuthError": "_errors",
+    "DruidConnectionError": "_errors",
+    "DruidEmptyIngestionError": "_errors",
+    "DruidEmptyInputError": "_errors",
+    "DruidError": "_errors",
+    "DruidFatalError": "_errors",
+    "DruidNotFoundError": "_errors",
+    "DruidProtocolError": "_errors",
+    "DruidRetriesExhaustedError": "_errors",
+    "DruidTLSError": "_errors",
+    "DruidTaskFailedError": "_errors",
+    "DruidTimeoutError": "_errors",
+    "DruidTransientError": "_errors",
+    "DruidUsageError": "_errors",
+    "DruidValidationError": "_errors",
+    "DruidWaitTimeoutError": "_errors",
+    "DuplicateTaskIdError": "_errors",
+    "Exchange": "_exchange",
+    "HandoffNeverError": "_errors",
+    "HttpCall": "_exchange",
+    "Operation": "_exchange",
+    "PollSchedule": "_retry",
+    "Progress": "_exchange",
+    "ProgressSink": "_exchange",
+    "Request": "_http",
+    "Response": "_http",
+    "RetryPolicy": "_retry",
+    "Secret": "_config",
+    "Service": "_config",
+    "SharedRead": "_exchange",
+    "Sleep": "_exchange",
+    "SpecProblem": "_errors",
+    "SpecValidationError": "_errors",
+    "UnknownTaskError": "_errors",
+    "call": "_exchange",
+    "connect_message": "_advice",
+    "exchange": "_exchange",
+    "is_fatal": "_errors",
+    "raise_for_status": "_http",
+    "read_timeout": "_exchange",
+    "seg": "_http",
+    "ssl_reason": "_advice",
+    "tls_message": "_advice",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "ClusterConfig",
+    "DruidAuthError",
+    "DruidConnectionError",
+    "DruidEmptyIngestionError",
+    "DruidEmptyInputError",
+    "DruidError",
+    "DruidFatalError",
+    "DruidNotFoundError",
+    "DruidProtocolError",
+    "DruidRetriesExhaustedError",
+    "DruidTLSError",
+    "DruidTaskFailedError",
+    "DruidTimeoutError",
+    "DruidTransientError",
+    "DruidUsageError",
+    "DruidValidationError",
+    "DruidWaitTimeoutError",
+    "DuplicateTaskIdError",
+    "Exchange",
+    "HandoffNeverError",
+    "HttpCall",
+    "Operation",
+    "PollSchedule",
+    "Progress",
+    "ProgressSink",
+    "Request",
+    "Response",
+    "RetryPolicy",
+    "Secret",
+    "Service",
+    "SharedRead",
+    "Sleep",
+    "SpecProblem",
+    "SpecValidationError",
+    "UnknownTaskError",
+    "call",
+    "connect_message",
+    "exchange",
+    "is_fatal",
+    "raise_for_status",
+    "read_timeout",
+    "seg",
+    "ssl_reason",
+    "tls_message",
+]

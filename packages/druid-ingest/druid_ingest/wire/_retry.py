@@ -1,0 +1,78 @@
+"""The one retry policy: capped exponential backoff with jitter, under an attempt cap and a deadline.
+
+Pure: it decides *whether* and *how long*; the sync transport sleeps with ``time.sleep`` and the async one
+with ``asyncio.sleep``. Only errors whose ``retryable`` flag is set are retried; fatal errors burn nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from druid_ingest.wire._errors import DruidError
+
+__all__ = ["PollSchedule", "RetryPolicy"]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Backoff ``initial * multiplier**n`` capped at ``max_delay``, with "equal jitter" (half fixed, half random).
+
+    ``max_attempts`` counts the first try. ``deadline`` (seconds) bounds one logical call including sleeps;
+    a retry that would sleep past it is not made.
+    """
+
+    max_attempts: int = 6
+    initial_delay: float = 0.5
+    max_delay: float = 30.0
+    multiplier: float = 2.0
+    deadline: float = 300.0
+    jitter: bool = True
+
+    def backoff(self, attempt: int, rng: random.Random | None = None) -> float:
+        """Delay before retry number ``attempt`` (1 = the first retry)."""
+        base = min(self.max_delay, self.initial_delay * self.multiplier ** max(0, attempt - 1))
+        if not self.jitter:
+            return base
+        return base / 2 + (rng or random).uniform(0, base / 2)
+
+    def next_delay(self, error: DruidError, attempt: int, elapsed: float) -> float | None:
+        """Seconds to wait before trying again after ``attempt`` tries failed with ``error``, or None to stop."""
+        if not error.retryable or attempt >= self.max_attempts:
+            return None
+        delay = self.backoff(attempt)
+        if elapsed + delay > self.deadline:
+            return None
+        return delay
+
+    @classmethod
+    def no_retries(cls) -> RetryPolicy:
+        return cls(max_attempts=1)
+
+    def to_dict(self) -> dict[str, float | int | bool]:
+        """Primitives only, so Airflow triggers can serialize it."""
+        return {
+            "max_attempts": self.max_attempts,
+            "initial_delay": self.initial_delay,
+            "max_delay": self.max_delay,
+            "multiplier": self.multiplier,
+            "deadline": self.deadline,
+            "jitter": self.jitter,
+        }
+
+
+@dataclass(frozen=True)
+class PollSchedule:
+    """How often to look while waiting on Druid: ``initial`` growing by ``multiplier`` up to ``max_delay``.
+
+    Deterministic (no jitter) so a wait's cost is predictable: polls at the ceiling after
+    ``log(max_delay/initial)/log(multiplier)`` polls.
+    """
+
+    initial: float = 2.0
+    max_delay: float = 30.0
+    multiplier: float = 1.5
+
+    def delay(self, poll: int) -> float:
+        """Seconds to wait after poll number ``poll`` (1-based)."""
+        return min(self.max_delay, self.initial * self.multiplier ** max(0, poll - 1))

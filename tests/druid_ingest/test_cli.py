@@ -1,0 +1,168 @@
+"""The operator's CLI: pre-flight validation offline, pool sizing and timeouts from a (fake) cluster."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import requests
+from druid_ingest.api._models import TaskStatus
+from druid_ingest.cli import main
+from druid_ingest.ops._capacity import pool_size
+from druid_ingest.ops._history import ingestion_durations, percentile
+from druid_ingest.testing import FakeDruid, TaskPlan
+
+SPEC = str(Path(__file__).resolve().parents[2] / "dags/specs/events_web.json")
+DAY = "2026-11-01T00:00:00Z/2026-11-02T00:00:00Z"
+
+
+def test_validate_ok_prints_slots_and_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", SPEC, "--interval", DAY, "--input", "/data/2026-11-01"]) == 0
+    out = capsys.readouterr().out
+    assert "task slots at peak: 3" in out and "task id: ingest_events_web_20261101-20261102_" in out
+
+
+def test_validate_reports_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["ioConfig"]["dropExisitng"] = True
+    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = ["2026-11-02/2026-11-01"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(spec))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "spec.ioConfig.dropExisitng" in out and "dropExisting" in out
+    assert "spec.dataSchema.granularitySpec.intervals" in out
+
+
+def test_pool_from_capacity(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeDruid(worker_capacity=8) as fake:
+        assert main(["pool", "--url", fake.url, "--spec", SPEC, "--headroom", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "task slots: 8" in out and "pool: 2 concurrent ingestion(s) x 3 slot(s) = 6 slots" in out
+    assert 'airflow pools set druid_ingest 6 "Druid task slots" --include-deferred' in out
+
+
+def test_timeouts_from_history_with_env_credentials(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DRUID_USER", "admin")
+    monkeypatch.setenv("DRUID_PASSWORD", "cli-s3cret")
+    with FakeDruid(task_duration=0.05, auth={"admin": ("cli-s3cret", "write")}) as fake:
+        for i, duration in enumerate((0.1, 0.2, 0.3)):
+            fake.plan_next_task(TaskPlan(duration=duration))
+            spec = json.loads(Path(SPEC).read_text())
+            spec["id"] = f"hist_{i}"
+            spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = [DAY]
+            requests.post(f"{fake.url}/druid/indexer/v1/task", json=spec, auth=("admin", "cli-s3cret"), timeout=5)
+        fake.plan_next_task(TaskPlan(duration=0.05))
+        import time
+
+        time.sleep(1.0)
+        assert main(["timeouts", "--url", fake.url, "--datasource", "events_web"]) == 0
+    out = capsys.readouterr().out
+    assert "3 successful ingestion(s) (subtasks excluded)" in out and '"task_timeout": 600' in out
+    assert "cli-s3cret" not in out
+
+
+def test_timeouts_without_history_fails_clearly(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeDruid() as fake:
+        assert main(["timeouts", "--url", fake.url, "--datasource", "nothing_here"]) == 1
+    assert "no completed SUCCESS ingestion tasks" in capsys.readouterr().out
+
+
+def test_unreachable_cluster_is_an_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pool", "--url", "http://127.0.0.1:9"]) == 1
+    assert "error:" in capsys.readouterr().err
+
+
+def test_sizing_math() -> None:
+    assert pool_size(40, 5) == 8  # a 40-slot cluster, k=4: 8 concurrent ingestions
+    assert pool_size(4, 5) == 0 and pool_size(10, 3, headroom=2) == 2  # 0: the cluster cannot serve one
+    assert percentile([1, 2, 3, 4, 100], 95) == 100 and percentile([5], 50) == 5
+
+
+def _five_slot_spec(tmp_path: Path) -> str:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["tuningConfig"]["maxNumConcurrentSubTasks"] = 4  # the guide's own setting: 5 slots at peak
+    path = tmp_path / "five.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+def test_pool_never_recommends_a_pool_the_cluster_cannot_serve(tmp_path: Path, capsys) -> None:
+    with FakeDruid(worker_capacity=4) as fake:
+        assert main(["pool", "--url", fake.url, "--spec", _five_slot_spec(tmp_path)]) == 1
+        out = capsys.readouterr().out
+        assert "needs 5 task slots at peak, but the cluster offers 4" in out
+        assert "maxNumConcurrentSubTasks to 3" in out and "airflow pools set" not in out
+        assert main(["pool", "--url", fake.url, "--spec", SPEC, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["concurrent_ingestions"] == 1 and data["pool_slots"] == 3 and data["applied"] is False
+    assert data["command"][:4] == ["airflow", "pools", "set", "druid_ingest"]
+
+
+def test_timeouts_count_ingestions_not_their_subtasks(capsys) -> None:
+    def task(task_id: str, kind: str, seconds: float, group: str | None = None) -> TaskStatus:
+        return TaskStatus(task_id, "SUCCESS", duration_ms=int(seconds * 1000), task_type=kind,
+                          group_id=group or task_id)
+
+    history = [task("ingest_a", "index_parallel", 23.7), task("ingest_b", "index_parallel", 0.6),
+               *[task(f"partial_{i}", "partial_range_index_generate", 0.2, "ingest_a") for i in range(40)],
+               task("sub_1", "single_phase_sub_task", 11.0, "ingest_b")]
+    assert sorted(ingestion_durations(history)) == [0.6, 23.7]
+    with FakeDruid() as fake:
+        main(["timeouts", "--url", fake.url, "--datasource", "events_web", "--json"])
+        asked = [r.query.get("type") for r in fake.requests if r.path == "/druid/indexer/v1/tasks"]
+    assert asked == ["index_parallel", "index"]  # only ingestion task types are asked for
+    assert "error" in json.loads(capsys.readouterr().out)
+
+
+def test_validate_json_and_python_dash_m(capsys) -> None:
+    import subprocess
+    import sys
+
+    assert main(["validate", SPEC, "--interval", DAY, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and data["peak_slots"] == 3 and data["base_task_id"].startswith("ingest_events_web_")
+    proc = subprocess.run([sys.executable, "-m", "airflow_provider_druid_ingest", "validate", SPEC, "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True
+
+
+BERLIN_DST_DAY = "2026-10-24T22:00:00Z/2026-10-25T23:00:00Z"
+
+
+def _day_segments_spec(tmp_path: Path) -> str:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["dataSchema"]["granularitySpec"]["segmentGranularity"] = "DAY"
+    path = tmp_path / "day.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+def test_validate_refuses_an_unaligned_replace_and_names_the_opt_in(tmp_path: Path, capsys) -> None:
+    assert main(["validate", SPEC, "--interval", BERLIN_DST_DAY]) == 0  # HOUR segments divide the Berlin day
+    capsys.readouterr()
+    assert main(["validate", _day_segments_spec(tmp_path), "--interval", BERLIN_DST_DAY]) == 1
+    out = capsys.readouterr().out
+    assert "error: spec.dataSchema.granularitySpec.intervals[0]: is not aligned to segmentGranularity" in out
+    assert "2026-10-24/2026-10-25 and 2026-10-25/2026-10-26" in out and "23 hours" in out
+    assert "--allow-unaligned" in out
+
+
+def test_validate_allow_unaligned_warns_and_exits_zero(tmp_path: Path, capsys) -> None:
+    args = ["validate", _day_segments_spec(tmp_path), "--interval", BERLIN_DST_DAY, "--allow-unaligned", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and any("not aligned" in w and "23 hours" in w for w in data["warnings"])
+
+
+def test_validate_refusal_names_the_preflight_hatch_and_warn_accepts(tmp_path: Path, capsys) -> None:
+    spec = json.loads(Path(SPEC).read_text())
+    spec["spec"]["ioConfig"]["dropExisitng"] = True  # Druid ignores it: pre-flight refuses, the hatch submits
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(spec))
+    assert main(["validate", str(path), "--interval", DAY]) == 1
+    assert "--preflight warn" in capsys.readouterr().out.splitlines()[-1]
+    assert main(["validate", str(path), "--interval", DAY, "--preflight", "warn", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and any("spec.ioConfig.dropExisitng" in w for w in data["warnings"])
