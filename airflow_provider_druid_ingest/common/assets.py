@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from urllib.parse import SplitResult
 
     from airflow.sdk import Asset
-
     from druid_ingest.api import HandoffResult
 
 __all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri",

@@ -131,8 +131,8 @@ require_venv() {
   [[ -x "$AIRFLOW_BIN" ]] || die "$AIRFLOW_BIN missing: run 'bash scripts/bootstrap.sh' (creates .venv with the package)"
   "$PY" -c 'import psycopg2, asyncpg' 2>/dev/null \
     || die "psycopg2/asyncpg missing in .venv (Airflow 3 on Postgres needs both): run 'bash scripts/bootstrap.sh'"
-  "$PY" -c 'import airflow_provider_druid_ingest, pathlib, sys; p = pathlib.Path(airflow_provider_druid_ingest.__file__).resolve(); sys.exit(0 if str(p).startswith(sys.argv[1]) else 1)' "$ROOT/" \
-    || die ".venv imports airflow_provider_druid_ingest from outside $ROOT: run 'bash scripts/bootstrap.sh' in this checkout"
+  "$PY" -c 'import airflow_provider_druid_ingest as a, druid_ingest as d, pathlib, sys; sys.exit(0 if all(str(pathlib.Path(m.__file__).resolve()).startswith(sys.argv[1]) for m in (a, d)) else 1)' "$ROOT/" \
+    || die ".venv imports airflow_provider_druid_ingest or druid_ingest from outside $ROOT: run 'bash scripts/bootstrap.sh' in this checkout"
 }
 
 # ---------------------------------------------------------------------------------------------------------

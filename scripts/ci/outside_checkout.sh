@@ -18,7 +18,8 @@ dir="${2:?a directory made by mktemp -d}"
 clone="$dir/checkout"
 # the outside state (dev/lib.sh) of this clone goes to a root of its own, removed with it
 export DRUID_INGEST_DEV_STATE_ROOT="$dir.outside"
-export PYTHONPATH="$clone${PYTHONPATH:+:$PYTHONPATH}"
+# the three distributions of the clone (the shared .venv has this checkout's as editables, after these)
+export PYTHONPATH="$clone:$clone/packages/druid-ingest:$clone/packages/dagster-druid-ingest${PYTHONPATH:+:$PYTHONPATH}"
 # the demo's deployment: default state dir and ports, whatever the caller exported for its own
 unset AIRFLOW_DEV_VAR_DIR AIRFLOW_DEV_PG_PORT AIRFLOW_DEV_API_PORT AIRFLOW_DEV_LOG_PORT AIRFLOW_DEV_EXTRA_DAGS
 fail() { echo "outside checkout: FAILED: $*" >&2; exit 1; }
