@@ -31,7 +31,8 @@ def add_text(item: pytest.Item, title: str, lines: list[str]) -> None:
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when != "call":  # setup/teardown reports carry the same list: count each entry once
         return
-    for key, value in report.user_properties:
+    for key, raw in report.user_properties:
+        value: Any = raw
         if key == FUZZ:
             profile, name, count, wall, cpu = value
             _fuzz[name] = (profile, int(count), float(wall), float(cpu))

@@ -46,7 +46,7 @@ def order_items(config: pytest.Config, items: list[pytest.Item]) -> None:
 def make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "loadgroup":
         return None
-    from xdist.scheduler import LoadScopeScheduling
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     class RealDruidSerial(LoadScopeScheduling):  # type: ignore[misc]
         """Scope ``real_druid`` for the e2e suite, one scope per test elsewhere; the biggest scope is handed out
