@@ -13,18 +13,19 @@ import os
 
 import pytest
 
-from .conftest import TABLES
+from tests.summary import add_text
+
 from .run import chaos_run
 
 pytestmark = pytest.mark.chaos
 
 
 @pytest.mark.timeout(900)  # ~1 min on an idle 2-core machine; minutes when it is shared
-def test_chaos_run_keeps_every_promise() -> None:
+def test_chaos_run_keeps_every_promise(request: pytest.FixtureRequest) -> None:
     seed = int(os.environ.get("DRUID_CHAOS_SEED", "20261201"))
     n = int(os.environ.get("DRUID_CHAOS_N", "220"))
     result = chaos_run(seed, n)
-    TABLES.append(result.table())
+    add_text(request.node, "chaos run", result.table().splitlines())
     rows = result.rows
     broken = {name: rows[name] for name in result.MUST_BE_ZERO if rows[name]}
     assert not broken, f"seed {seed}: {broken}\n{result.table()}\n{result.details()}"

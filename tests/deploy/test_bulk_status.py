@@ -8,17 +8,17 @@ import re
 import time
 from pathlib import Path
 
-from tests.deploy.helpers import DAILY, INGEST, backfill, day_counts, days, wait_idle, wait_runs
+from tests.deploy.helpers import DAILY, INGEST, backfill_api, day_counts, days, unpause, wait_idle, wait_runs
 
 DAYS = days("2026-11-16", 3)
 SHARED = re.compile(r"(\d+) bulk status call\(s\) answering (\d+) status read\(s\), (\d+) single status GET")
 
 
-def test_three_deferred_ingestions_share_bulk_status_calls(api, airflow, druid, deploy_env, expected, key):
+def test_three_deferred_ingestions_share_bulk_status_calls(api, druid, deploy_env, expected, key):
     wait_idle(api, DAILY)
-    airflow("dags", "unpause", DAILY)
+    unpause(api, DAILY)
     since = time.time() - 1
-    backfill(airflow, DAILY, DAYS[0], DAYS[-1], conf={"idempotency_key": f"{key}-bulk"}, max_active_runs=3)
+    backfill_api(api, DAILY, DAYS[0], DAYS[-1], conf={"idempotency_key": f"{key}-bulk"}, max_active_runs=3)
     runs = wait_runs(api, DAILY, DAYS, since, timeout=300)
     assert {d: r["state"] for d, r in runs.items()} == dict.fromkeys(DAYS, "success")
     for day in DAYS:

@@ -6,18 +6,18 @@ from __future__ import annotations
 import itertools
 import time
 
-from tests.deploy.helpers import SPLIT, backfill, day_counts, ts, wait_idle, wait_runs
+from tests.deploy.helpers import SPLIT, backfill_api, day_counts, ts, unpause, wait_idle, wait_runs
 
 DAY = "2026-11-22"
 STEPS = ("submit", "wait_for_task", "wait_for_handoff", "count_rows")
 
 
-def test_split_dag_green_for_a_day(api, airflow, druid, expected):
+def test_split_dag_green_for_a_day(api, druid, expected):
     wait_idle(api, SPLIT)
-    airflow("dags", "unpause", SPLIT)
+    unpause(api, SPLIT)
     since = time.time() - 1
     t0 = time.monotonic()
-    backfill(airflow, SPLIT, DAY, DAY)
+    backfill_api(api, SPLIT, DAY, DAY)
     run = wait_runs(api, SPLIT, [DAY], since, timeout=240)[DAY]
     tis = api.task_instances(SPLIT, run["dag_run_id"])
     steps = ", ".join(f"{s} {tis[s]['state']} {tis[s]['start_date'][11:19]}-{tis[s]['end_date'][11:19]}" for s in STEPS)

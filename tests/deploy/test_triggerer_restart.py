@@ -15,12 +15,13 @@ from tests.deploy.helpers import (
     DAILY,
     IN_FLIGHT,
     INGEST,
-    backfill,
+    backfill_api,
     day_counts,
     day_tasks,
     show_tasks,
     supervisors,
     ts,
+    unpause,
     wait_idle,
     wait_runs,
 )
@@ -33,14 +34,14 @@ def _triggerer_pid(env: dict[str, str]) -> int:
     return int((run_dir / "triggerer.pid").read_text())
 
 
-def test_triggerer_killed_mid_wait_resumes_without_a_second_druid_task(api, airflow, deploy_env, druid, druid_url,
+def test_triggerer_killed_mid_wait_resumes_without_a_second_druid_task(api, deploy_env, druid, druid_url,
                                                                         key, expected):
     print(f"\n[crash] point 2: SIGKILL the triggerer mid-wait and start it again ({DAILY} {DAY})")
     show_tasks(f"{DAY}, before", day_tasks(druid_url, [DAY]))
     wait_idle(api, DAILY)
-    airflow("dags", "unpause", DAILY)
+    unpause(api, DAILY)
     since = time.time() - 1
-    backfill(airflow, DAILY, DAY, DAY, conf={"idempotency_key": f"{key}-restart"})
+    backfill_api(api, DAILY, DAY, DAY, conf={"idempotency_key": f"{key}-restart"})
     t0 = time.monotonic()
     events: list[tuple[float, str]] = []
 

@@ -1,19 +1,24 @@
-"""Fuzz suite (marker ``fuzz``): prints the measured example count and time of every target at the end."""
+"""Fuzz suite (marker ``fuzz``): each target's measured example count and time go on its test's report, and the
+session summary (``tests/summary.py``) prints them, whichever process (or xdist worker) ran the target."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import pytest
+
+from tests.summary import FUZZ
 
 from .harness import COUNTS, PROFILE, RUNTIMES
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not COUNTS:
-        return
-    terminalreporter.section(f"fuzz examples per target (profile {PROFILE})")
-    for name in sorted(COUNTS):
-        wall, cpu = RUNTIMES.get(name, (0.0, 0.0))
-        terminalreporter.write_line(f"{name:<22} {COUNTS[name]:>8,} examples  {wall:6.1f} s wall  {cpu:6.1f} s CPU")
-    walls, cpus = sum(w for w, _ in RUNTIMES.values()), sum(c for _, c in RUNTIMES.values())
-    terminalreporter.write_line(f"{'total':<22} {sum(COUNTS.values()):>8,} examples  {walls:6.1f} s wall  "
-                                f"{cpus:6.1f} s CPU")
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    before = dict(COUNTS)
+    try:
+        return (yield)
+    finally:  # a failed target is reported too (its time then is unknown: 0)
+        for name, count in COUNTS.items():
+            if count != before.get(name):
+                wall, cpu = RUNTIMES.get(name, (0.0, 0.0))
+                item.user_properties.append((FUZZ, (PROFILE, name, count, wall, cpu)))
