@@ -22,6 +22,7 @@ export AIRFLOW_DEV_VAR_DIR="${AIRFLOW_DEV_VAR_DIR:-$root/var/airflow-test}"
 export AIRFLOW_DEV_PG_PORT="${AIRFLOW_DEV_PG_PORT:-25433}"
 export AIRFLOW_DEV_API_PORT="${AIRFLOW_DEV_API_PORT:-28081}"
 export AIRFLOW_DEV_LOG_PORT="${AIRFLOW_DEV_LOG_PORT:-28793}"
+export AIRFLOW_DEV_REPARSE_SEC="${AIRFLOW_DEV_REPARSE_SEC:-600}"  # the suite's DAG files never change mid-run
 # shellcheck source=lib/stages.sh
 source "$root/scripts/lib/stages.sh"
 

@@ -116,10 +116,10 @@ export AIRFLOW__API__SECRET_KEY='$API_SECRET_KEY'
 export AIRFLOW__API_AUTH__JWT_SECRET='$JWT_SECRET'
 export AIRFLOW__LOGGING__LOGGING_LEVEL=INFO
 # a killed triggerer's triggers move to a live one once its heartbeat is older than the threshold (default 30 s);
-# the DAG files never change under a running deployment here, so no re-parse every 30 s on 2 cores
+# AIRFLOW_DEV_REPARSE_SEC: how often DAG files are re-parsed (Airflow's 30 s; the test suite's never change: 600)
 export AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC=2
 export AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD=10
-export AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL=600
+export AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL=${AIRFLOW_DEV_REPARSE_SEC:-30}
 export AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$LOG_PORT
 export AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$((LOG_PORT + 1))
 export AIRFLOW__CORE__TEST_CONNECTION=Enabled

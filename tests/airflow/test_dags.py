@@ -169,7 +169,7 @@ def test_one_shot_dag_superseded_gate_labels_the_counts_with_the_served_task(dru
     count reads the later task's data, so it must name that task, not ours."""
     import threading
 
-    from airflow_provider_druid_ingest.testing import TaskPlan
+    from druid_ingest.testing import TaskPlan
 
     from airflow_provider_druid_ingest.hooks.druid import DruidHook
 
