@@ -102,7 +102,11 @@ start_deployment() {
 }
 pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider)
 if [ $# -gt 0 ]; then
-  case " $* " in *tests/deploy*|*" deploy"*) start_deployment ;; esac
+  wants_deploy=0
+  for arg in "$@"; do
+    case "$arg" in --ignore*|--deselect*|*"not deploy"*) ;; *tests/deploy*|deploy) wants_deploy=1 ;; esac
+  done
+  [ "$wants_deploy" = 0 ] || start_deployment
   stage "pytest $*" "${pytest[@]}" "$@"
   exit 0
 fi
