@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
-    from ._history import ingestion_durations, percentile
+    from ._history import WaitMemory, ingestion_durations, percentile
     from ._ingest import ingest
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
@@ -34,6 +34,7 @@ _WHERE = {
     "direct": "_queries",
     "ingest": "_ingest",
     "ingestion_durations": "_history",
+    "WaitMemory": "_history",
     "percentile": "_history",
     "pool_size": "_capacity",
     "SHUTDOWN_RETRY": "_step_rules",
@@ -63,6 +64,7 @@ __all__ = [
     "StepLine",
     "TaskOutcome",
     "TaskProgress",
+    "WaitMemory",
     "capacity_verdict",
     "check_on_never",
     "direct",
