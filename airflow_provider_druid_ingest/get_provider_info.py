@@ -1,12 +1,15 @@
 """Provider metadata for Airflow's ProvidersManager (entry point ``apache_airflow_provider``).
 
 Read without importing the hook: the React connection form is built from ``conn-fields`` and
-``ui-field-behaviour`` here (``get_connection_form_widgets`` is deprecated since Airflow 3.2).
+``ui-field-behaviour`` here (``get_connection_form_widgets`` is deprecated since Airflow 3.2). The classes
+come from the one registration table, :mod:`airflow_provider_druid_ingest.registry`.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from airflow_provider_druid_ingest.registry import class_paths, modules
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -42,29 +45,26 @@ def get_provider_info() -> dict[str, Any]:
         "operators": [
             {
                 "integration-name": INTEGRATION,
-                "python-modules": [f"{PACKAGE}.operators.submit", f"{PACKAGE}.operators.ingest",
-                                   f"{PACKAGE}.operators.msq"],
+                "python-modules": modules("operators"),
             }
         ],
         "sensors": [
             {
                 "integration-name": INTEGRATION,
-                "python-modules": [f"{PACKAGE}.sensors.task", f"{PACKAGE}.sensors.handoff"],
+                "python-modules": modules("sensors"),
             }
         ],
-        "hooks": [{"integration-name": INTEGRATION, "python-modules": [f"{PACKAGE}.hooks.druid"]}],
+        "hooks": [{"integration-name": INTEGRATION, "python-modules": modules("hooks")}],
         "triggers": [
             {
                 "integration-name": INTEGRATION,
-                "python-modules": [
-                    f"{PACKAGE}.triggers.task", f"{PACKAGE}.triggers.handoff", f"{PACKAGE}.triggers.ingestion",
-                ],
+                "python-modules": modules("triggers"),
             }
         ],
         "connection-types": [
             {
                 "connection-type": "druid_cluster",
-                "hook-class-name": f"{PACKAGE}.hooks.druid.DruidHook",
+                "hook-class-name": class_paths("hooks")[0],
                 "hook-name": "Druid cluster (native batch ingestion)",
                 "ui-field-behaviour": {
                     "hidden-fields": [],
@@ -116,7 +116,7 @@ def get_provider_info() -> dict[str, Any]:
                 },
             }
         ],
-        "extra-links": [f"{PACKAGE}.links.DruidTaskLink"],
+        "extra-links": class_paths("links"),
         # Airflow 3 normalises an Asset URI through the handler registered for its scheme (ours rejects a
         # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
         # for a scheme nobody registered.

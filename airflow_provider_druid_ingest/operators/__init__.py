@@ -1,29 +1,22 @@
-"""Airflow operators: :class:`DruidSubmitOperator` (submit only) and :class:`DruidIngestOperator` (one-shot).
+"""Airflow operators: :class:`DruidSubmitOperator` (submit only), :class:`DruidIngestOperator` (one-shot)
+and :class:`DruidMsqIngestOperator` (an MSQ INSERT/REPLACE statement).
 
-Names resolve lazily so importing one module does not import the others.
+Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
+does not import the others.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from airflow_provider_druid_ingest.registry import lazy_getattr
 
 if TYPE_CHECKING:
     from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
+    from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
     from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 
-_WHERE = {
-    "DruidSubmitOperator": "airflow_provider_druid_ingest.operators.submit",
-    "DruidIngestOperator": "airflow_provider_druid_ingest.operators.ingest",
-    "DruidMsqIngestOperator": "airflow_provider_druid_ingest.operators.msq",
-}
+__getattr__ = lazy_getattr("operators")
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        import importlib
-
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(name)
-
-
+# a literal for type checkers; tests/airflow/test_registration.py holds it to the table
 __all__ = ["DruidIngestOperator", "DruidMsqIngestOperator", "DruidSubmitOperator"]

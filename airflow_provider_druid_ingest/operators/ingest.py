@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk.exceptions import AirflowException, AirflowTaskTimeout, TaskDeferralTimeout
 from druid_ingest.ops import check_on_never
 from druid_ingest.planning import task_slots
-from druid_ingest.wire import DruidError, PollSchedule, RetryPolicy
+from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
@@ -270,12 +270,10 @@ class DruidIngestOperator(DruidSpecOperator):
             raise
 
     def _shutdown(self, druid_task_id: str, reason: str) -> None:
-        try:
-            with self.hook.get_client(RetryPolicy(max_attempts=2, deadline=20.0)) as client:
-                client.shutdown(druid_task_id)
-            self.log.info("Shut down Druid task %s (%s)", druid_task_id, reason)
-        except DruidError as exc:
-            self.log.warning("Could not shut down Druid task %s: %s", druid_task_id, exc)
+        from druid_ingest.ops import shutdown_task
+
+        _level, message = shutdown_task(self.hook.get_client, druid_task_id, reason)
+        self.log.warning("%s", message)
 
     # ---- helpers --------------------------------------------------------------------------------------
 

@@ -163,34 +163,24 @@ class DruidSpecOperator(BaseOperator):
     def _check_capacity(self, client: DruidClient, plan: IngestionPlan) -> None:
         """Compare the plan's peak slots with the cluster's (``/workers``): warn when it cannot run at full
         parallelism, fail (no retry) when it would deadlock. Needs STATE READ; without it nothing is checked."""
-        from druid_ingest.ops import slots_finding
-        from druid_ingest.wire import DruidAuthError
+        from druid_ingest.ops import capacity_verdict
 
-        try:
-            verdict = slots_finding(plan.peak_slots, client.capacity())
-        except DruidAuthError:
-            self.log.info("Not checking Druid's task slots: the connection may not list workers (STATE READ)")
-            return
+        verdict = capacity_verdict(plan.peak_slots, client.capacity)
         if verdict is None:
             return
         level, message = verdict
         if level == "error":
             raise AirflowFailException(message)
-        self.log.warning("%s", message)
+        self.log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", message)
 
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
         outcome = client.ensure_submitted(plan, allow_empty=self.allow_empty)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
-        if outcome.input_probe is not None:
-            self.log.log(logging.WARNING if outcome.input_probe_warns else logging.INFO, "%s", outcome.input_probe)
-        url = client.config.console_task_url(outcome.task_id)
-        if outcome.action == "submitted":
-            self.log.info("Submitted Druid task %s (attempt %d): %s. Console: %s",
-                          outcome.task_id, outcome.attempt, plan.describe(), url)
-        else:
-            self.log.info("Adopted existing Druid task %s (state %s, attempt %d): same work, not resubmitting. "
-                          "Console: %s", outcome.task_id, outcome.state, outcome.attempt, url)
+        from druid_ingest.ops import submit_lines
+
+        for level, message in submit_lines(outcome, plan.describe(), client.config.console_task_url(outcome.task_id)):
+            self.log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", message)
         return outcome
 
     # ---- OpenLineage (extra [openlineage]; called by its listener, None without it) ----------------------

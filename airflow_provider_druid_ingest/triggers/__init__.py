@@ -1,1 +1,21 @@
-"""Airflow triggers (run in the triggerer): wait for a Druid task, then for its segments to be served."""
+"""Airflow triggers (run in the triggerer): wait for a Druid task, then for its segments to be served.
+
+Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
+does not import the others.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from airflow_provider_druid_ingest.registry import lazy_getattr
+
+if TYPE_CHECKING:
+    from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
+    from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
+    from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+
+__getattr__ = lazy_getattr("triggers")
+
+# a literal for type checkers; tests/airflow/test_registration.py holds it to the table
+__all__ = ["DruidHandoffTrigger", "DruidIngestionTrigger", "DruidTaskTrigger"]

@@ -90,7 +90,7 @@ def test_three_partitions_through_the_cli_are_queryable_and_a_rerun_adopts(dagst
         assert set(tasks.values()) <= before
 
         again, took = materialize(dagster_env, DAYS[1], key)
-        assert f"Adopted Druid task {tasks[DAYS[1]]} (state SUCCESS" in again
+        assert f"Adopted existing Druid task {tasks[DAYS[1]]} (state SUCCESS" in again
         assert "Submitted Druid task" not in again
         after = {t.task_id for t in client.completed_tasks(datasource=DATASOURCE, limit=None)}
         running = [s for s in client.bulk_status(list(tasks.values())).values() if not s.is_terminal]

@@ -16,9 +16,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import dagster as dg
 from druid_ingest.api import HandoffResult, HandoffTarget, SubmitOutcome
-from druid_ingest.ops import TaskOutcome, TaskProgress, check_on_never, slots_finding
+from druid_ingest.ops import (
+    StepLine,
+    TaskOutcome,
+    TaskProgress,
+    capacity_verdict,
+    check_on_never,
+    shutdown_task,
+    submit_lines,
+)
 from druid_ingest.planning import IngestionPlan
-from druid_ingest.wire import DruidAuthError, DruidError, RetryPolicy
 
 if TYPE_CHECKING:
     from druid_ingest.clients import DruidClient
@@ -27,10 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Log", "WaitOptions", "check_capacity", "first_look", "progress_logger", "shutdown", "submit",
            "watch_task"]
-
-#: a shutdown runs while the step is being torn down: two quick tries, never the resource's long deadline
-SHUTDOWN_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.2, deadline=20.0)
-
 
 class Log(Protocol):
     """``context.log`` (a DagsterLogManager) or any logger."""
@@ -55,19 +58,18 @@ class WaitOptions:
 
 
 def check_capacity(client: DruidClient, plan: IngestionPlan, log: Log) -> None:
-    """Warn when the spec needs more slots than the cluster has; fail (no retry) when it would deadlock.
-    Listing workers needs STATE READ: without it nothing is checked."""
-    try:
-        verdict = slots_finding(plan.peak_slots, client.capacity())
-    except DruidAuthError:
-        log.info("Not checking Druid's task slots: these credentials may not list workers (STATE READ)")
-        return
+    """The core's capacity verdict (``capacity_verdict``): ``error`` fails the step without retry."""
+    verdict = capacity_verdict(plan.peak_slots, client.capacity)
     if verdict is None:
         return
     level, message = verdict
     if level == "error":
         raise dg.Failure(description=message, allow_retries=False)
-    log.warning(message)
+    _say(log, verdict)
+
+
+def _say(log: Log, line: StepLine) -> None:
+    (log.warning if line[0] != "info" else log.info)(line[1])
 
 
 def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: bool = False) -> SubmitOutcome:
@@ -77,15 +79,8 @@ def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: b
     for warning in plan.warnings:
         log.warning(f"Druid spec: {warning}")
     outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
-    if outcome.input_probe is not None:
-        (log.warning if outcome.input_probe_warns else log.info)(outcome.input_probe)
-    url = client.config.console_task_url(outcome.task_id)
-    if outcome.action == "submitted":
-        log.info(f"Submitted Druid task {outcome.task_id} (attempt {outcome.attempt}): {plan.describe()}. "
-                 f"Console: {url}")
-    else:
-        log.info(f"Adopted Druid task {outcome.task_id} (state {outcome.state}, attempt {outcome.attempt}): "
-                 f"same work, not resubmitting. Console: {url}")
+    for line in submit_lines(outcome, plan.describe(), client.config.console_task_url(outcome.task_id)):
+        _say(log, line)
     return outcome
 
 
@@ -102,13 +97,8 @@ def progress_logger(log: Log, task_id: str) -> Callable[[Any], None]:
 
 
 def shutdown(druid: DruidResource, task_id: str, reason: str, log: Log) -> None:
-    """Ask the Overlord to stop the task; a failure to do so is logged, never raised over the real reason."""
-    try:
-        with druid.get_client(SHUTDOWN_RETRY) as client:
-            client.shutdown(task_id)
-        log.warning(f"Shut down Druid task {task_id} ({reason})")
-    except DruidError as exc:
-        log.warning(f"Could not shut down Druid task {task_id} ({reason}): {exc}")
+    """The core's ``shutdown_task`` (two quick tries), its line logged: a failure never hides the real reason."""
+    _say(log, shutdown_task(druid.get_client, task_id, reason))
 
 
 @contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.api._models import TaskStatus
-from druid_ingest.ops._history import CACHE, DurationHistory, HistoryCache, ingestion_durations
+from druid_ingest.ops._history import CACHE, DurationHistory, HistoryCache, WaitMemory, ingestion_durations
 from druid_ingest.ops._schedule import PredictedSchedule
 from druid_ingest.testing import FakeDruid, TaskPlan
 from druid_ingest.wire._retry import PollSchedule
@@ -85,6 +85,19 @@ def test_a_wait_with_history_polls_far_less_than_the_fixed_schedule(fake_druid_f
     CACHE.clear()
     blind = polls_for("blind", False)
     assert predicted <= 4 < blind, (predicted, blind)  # a look at the start, then around the expected end
+
+
+def test_the_waits_learn_into_the_memory_their_client_owns(fake_druid_factory, make_client) -> None:
+    """The waits write to the WaitMemory the client passes in, never to the process-wide caches behind it."""
+    CACHE.clear()
+    fake: FakeDruid = fake_druid_factory(task_duration=0.2, pending_delay=0.0)
+    client = make_client(fake.url)
+    own = client.client.wait_memory = WaitMemory(client.client.config.base_url("overlord"))
+    task_id = client.ensure_submitted(day_spec(), idempotency_key="own-memory").task_id
+    client.wait_for_task(task_id, timeout=20)
+    assert len(own.durations._entries) == 1  # "no history yet" for this datasource, remembered here
+    assert not CACHE._entries
+    assert WaitMemory.shared("x").durations is CACHE
 
 
 def test_never_a_vanishing_delay_just_before_the_first_look() -> None:

@@ -5,15 +5,17 @@ With the other endpoints (the Druid API), not with the statement planning of ``m
 
 from __future__ import annotations
 
-import re
-
 from druid_ingest.planning import SQL_TASK_PATH, MsqPlan
-from druid_ingest.wire import DruidProtocolError, DuplicateTaskIdError, Request, Response, raise_for_status
+from druid_ingest.wire import (
+    DruidProtocolError,
+    DuplicateTaskIdError,
+    Request,
+    Response,
+    duplicate_id_in,
+    raise_for_status,
+)
 
 __all__ = ["parse_sql_task", "sql_task"]
-
-_DUPLICATE = re.compile(r"Task ?\[(?P<id>.+?)\] already exists")
-
 
 def sql_task(plan: MsqPlan, task_id: str) -> Request:
     """druid-contract §msq: ``POST /druid/v2/sql/task`` on the Broker (through the Router)."""
@@ -23,9 +25,9 @@ def sql_task(plan: MsqPlan, task_id: str) -> Request:
 def parse_sql_task(resp: Response, req: Request) -> str:
     """The controller task id of a 202 ``{"taskId", "state": "RUNNING"}``; a duplicate id raises
     DuplicateTaskIdError whatever status Druid wraps it in; other refusals go through the error taxonomy."""
-    dup = _DUPLICATE.search(resp.text) if not 200 <= resp.status < 300 else None
+    dup = duplicate_id_in(resp.text) if not 200 <= resp.status < 300 else None
     if dup is not None:
-        raise DuplicateTaskIdError(dup.group("id"), status=resp.status, method=resp.method, url=resp.url,
+        raise DuplicateTaskIdError(dup, status=resp.status, method=resp.method, url=resp.url,
                                    body=resp.text[:2000])
     raise_for_status(resp, req)
     data = resp.json()

@@ -21,7 +21,6 @@ import aiohttp
 from druid_ingest.clients._facade import AsyncMode
 from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
 from druid_ingest.clients._submit_ingest import ClientFacade
-from druid_ingest.clients._sync_client import USER_AGENT
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     ClusterConfig,
@@ -42,6 +41,7 @@ from druid_ingest.wire import (
     connect_message,
     exchange,
     read_timeout,
+    request_headers,
     ssl_reason,
     tls_message,
 )
@@ -90,11 +90,7 @@ class AiohttpTransport:
         return self._session
 
     async def perform(self, hc: HttpCall) -> Response:
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        if hc.body is not None:
-            headers["Content-Type"] = "application/json"
-        if hc.send_auth and self.config.auth is not None:
-            headers["Authorization"] = self.config.authorization_header() or ""
+        headers = request_headers(hc, self.config)
         try:
             extra: dict[str, Any] = {}
             if hc.read_timeout is not None:

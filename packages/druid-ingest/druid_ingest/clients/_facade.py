@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from druid_ingest.api import ClusterCapacity, ReportSummary, TaskStatus
 from druid_ingest.api import _endpoints as ep
+from druid_ingest.ops import WaitMemory
 from druid_ingest.ops import _operations as ops
 from druid_ingest.wire import ClusterConfig, Operation, ProgressSink, RetryPolicy, call
 
@@ -45,6 +46,9 @@ class ClientBase(Generic[Mode]):
         self.retry = retry or RetryPolicy()
         #: what "now" is for the waits' deadlines and schedules (epoch seconds; injectable for simulations)
         self.clock = clock
+        #: what this client's waits learn and reuse (passed into each wait); the process-wide caches by default,
+        #: replace it with ``WaitMemory(url)`` to learn alone
+        self.wait_memory = WaitMemory.shared(config.base_url("overlord"))
 
     def __repr__(self) -> str:  # never shows credentials: ClusterConfig masks its Secret
         return f"{type(self).__name__}({self.config.url or self.config.overlord_url!r})"

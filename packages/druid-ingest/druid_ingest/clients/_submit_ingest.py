@@ -14,7 +14,7 @@ from typing import Any, overload
 
 from druid_ingest.api import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
 from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
-from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskOutcome, check_on_never
+from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskOutcome, WaitMemory, check_on_never
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
@@ -125,7 +125,7 @@ class ClientFacade(EndpointCalls[Mode]):
         """
         plan = as_plan(spec, idempotency_key=idempotency_key)
         op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
-                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, cluster=self._history_key(True))
+                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, memory=self._memory(True))
         return self._run(op, on_progress)
 
     @overload
@@ -178,7 +178,7 @@ class ClientFacade(EndpointCalls[Mode]):
         to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found. ``predict``: plan the polls
         from the datasource's recent task durations (``schedule.py``); False keeps to ``schedule``."""
         op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, report_every, ceiling,
-                              self._history_key(predict))
+                              self._memory(predict))
         return self._run(op, on_progress)
 
     @overload
@@ -197,7 +197,7 @@ class ClientFacade(EndpointCalls[Mode]):
     ) -> Any:
         """TaskStatus once SUCCESS or FAILED (``version_ceiling`` set when its lock was seen);
         DruidWaitTimeoutError after ``timeout`` seconds."""
-        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, cluster=self._history_key(predict))
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, memory=self._memory(predict))
         return self._run(_settled_task(op), on_progress)
 
     @overload
@@ -263,9 +263,9 @@ class ClientFacade(EndpointCalls[Mode]):
         """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
         ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
         op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
-                                   self.clock, cluster=self._history_key(predict))
+                                   self.clock, memory=self._memory(predict))
         return self._run(op, on_progress)
 
-    def _history_key(self, predict: bool) -> str | None:
-        """The task-history cache key of this cluster (its Overlord URL), or None to keep the fixed schedule."""
-        return self.config.base_url("overlord") if predict else None
+    def _memory(self, predict: bool) -> WaitMemory | None:
+        """This client's wait memory (durations, handoff delays), or None to keep the fixed schedule."""
+        return self.wait_memory if predict else None

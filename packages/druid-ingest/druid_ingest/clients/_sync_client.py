@@ -17,6 +17,7 @@ from druid_ingest.clients._facade import SyncMode
 from druid_ingest.clients._submit_ingest import ClientFacade
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
+    USER_AGENT,
     ClusterConfig,
     DruidConnectionError,
     DruidError,
@@ -35,13 +36,13 @@ from druid_ingest.wire import (
     connect_message,
     exchange,
     read_timeout,
+    request_headers,
     ssl_reason,
     tls_message,
 )
 
 __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
 
-USER_AGENT = "airflow-provider-druid-ingest"
 T = TypeVar("T")
 
 
@@ -54,11 +55,7 @@ class RequestsTransport:
         self.session.trust_env = False  # no ~/.netrc credentials or proxy env sneaking in
 
     def perform(self, hc: HttpCall) -> Response:
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        if hc.body is not None:
-            headers["Content-Type"] = "application/json"
-        if hc.send_auth and self.config.auth is not None:
-            headers["Authorization"] = self.config.authorization_header() or ""
+        headers = request_headers(hc, self.config)
         started = time.monotonic()
         try:
             resp = self.session.request(

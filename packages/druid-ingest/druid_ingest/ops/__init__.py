@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
-    from ._history import ingestion_durations, percentile
+    from ._history import WaitMemory, ingestion_durations, percentile
     from ._ingest import ingest
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
     from ._queries import ServedQuery, StatusQuery, direct
+    from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
 
 #: where each public name lives
@@ -33,8 +34,14 @@ _WHERE = {
     "direct": "_queries",
     "ingest": "_ingest",
     "ingestion_durations": "_history",
+    "WaitMemory": "_history",
     "percentile": "_history",
     "pool_size": "_capacity",
+    "SHUTDOWN_RETRY": "_step_rules",
+    "StepLine": "_step_rules",
+    "capacity_verdict": "_step_rules",
+    "shutdown_task": "_step_rules",
+    "submit_lines": "_step_rules",
     "slots_finding": "_capacity",
 }
 
@@ -48,18 +55,24 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "SHUTDOWN_RETRY",
     "HandoffOutcome",
     "IngestionOutcome",
     "OnNever",
     "ServedQuery",
     "StatusQuery",
+    "StepLine",
     "TaskOutcome",
     "TaskProgress",
+    "WaitMemory",
+    "capacity_verdict",
     "check_on_never",
     "direct",
     "ingest",
     "ingestion_durations",
     "percentile",
     "pool_size",
+    "shutdown_task",
     "slots_finding",
+    "submit_lines",
 ]

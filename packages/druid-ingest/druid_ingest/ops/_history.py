@@ -13,7 +13,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import _endpoints as ep
@@ -27,6 +27,7 @@ __all__ = [
     "DurationHistory",
     "HandoffLatencies",
     "HistoryCache",
+    "WaitMemory",
     "ingestion_durations",
     "percentile",
     "task_history",
@@ -160,3 +161,18 @@ class HandoffLatencies:
 
 #: the process-wide handoff delays every client shares
 HANDOFF_LATENCIES = HandoffLatencies()
+
+
+@dataclass(frozen=True)
+class WaitMemory:
+    """What the waits learn about one cluster and reuse, owned by a client and passed into each wait (the waits
+    write to no module state). ``shared`` gives the process-wide caches, so short-lived clients (one per Airflow
+    task) still learn from each other; a fresh ``WaitMemory(cluster)`` learns alone (tests, simulations)."""
+
+    cluster: str
+    durations: HistoryCache = field(default_factory=HistoryCache)
+    handoffs: HandoffLatencies = field(default_factory=HandoffLatencies)
+
+    @classmethod
+    def shared(cls, cluster: str) -> WaitMemory:
+        return cls(cluster, CACHE, HANDOFF_LATENCIES)

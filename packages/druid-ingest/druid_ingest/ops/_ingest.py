@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from druid_ingest.api import IngestResult
+from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
 from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
@@ -25,7 +26,7 @@ def ingest(
     max_attempts: int = 20,
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
-    cluster: str | None = None,
+    memory: WaitMemory | None = None,
 ) -> Operation[IngestResult]:
     """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
 
@@ -39,7 +40,7 @@ def ingest(
     start = clock()
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
-        handoff_timeout, schedule, clock, report_every, cluster,
+        handoff_timeout, schedule, clock, report_every, memory,
     )
     status = outcome.task.settle()
     handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
-from druid_ingest.ops._history import HANDOFF_LATENCIES, task_history
+from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._operations import (
     gate_chunks,
     gate_step,
@@ -67,15 +67,16 @@ def watch_task(
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
     ceiling: str | None = None,
-    cluster: str | None = None,
+    memory: WaitMemory | None = None,
 ) -> Operation[TaskOutcome]:
     """Poll until SUCCESS/FAILED or ``deadline`` (``clock()`` time); the outcome holds the final report.
 
     Each poll is one ``/status`` (plus, the first time the task is seen holding its lock, one lock lookup:
-    ``operations.lock_ceiling``; pass a ``ceiling`` already known to skip it). With ``cluster`` (the client's base
-    URL, the history cache's key) the datasource's recent durations plan the polls (``schedule.py``); otherwise,
-    and while the task is not running yet, ``schedule`` (fixed backoff) does. The report is fetched at most every
-    ``report_every`` seconds while it runs, and once at the end. A deadline already passed makes it one look.
+    ``operations.lock_ceiling``; pass a ``ceiling`` already known to skip it). With ``memory`` (the client's
+    :class:`WaitMemory`: its cluster and caches) the datasource's recent durations plan the polls
+    (``schedule.py``); otherwise, and while the task is not running yet, ``schedule`` (fixed backoff) does. The
+    report is fetched at most every ``report_every`` seconds while it runs, and once at the end. A deadline
+    already passed makes it one look.
     """
     schedule = schedule or PollSchedule()
     started = clock()
@@ -111,9 +112,10 @@ def watch_task(
         now = clock()
         if status.is_terminal:
             return TaskOutcome.terminal(status, (yield from report_summary(task_id)))
-        if not planned and cluster and status.datasource and status.task_type:
+        if not planned and memory is not None and status.datasource and status.task_type:
             planned = True
-            history = yield from task_history(cluster, status.datasource, status.task_type)
+            history = yield from task_history(memory.cluster, status.datasource, status.task_type,
+                                              memory.durations)
             planner = PredictedSchedule(history, schedule) if history is not None else None
         if running_since is None and status.runner_state == "RUNNING":
             running_since = _run_start(status, polls, previous_look, now)
@@ -203,7 +205,7 @@ def watch_ingestion(
     schedule: PollSchedule | None = None,
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
-    cluster: str | None = None,
+    memory: WaitMemory | None = None,
 ) -> Operation[IngestionOutcome]:
     """The task wait, then (after SUCCESS, unless ``handoff_timeout`` is None) the handoff wait, in one go.
 
@@ -212,7 +214,7 @@ def watch_ingestion(
     handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
     later replace's. ``datasource``/``intervals`` may be empty: the task's own are used.
     """
-    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, cluster=cluster)
+    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, memory=memory)
     if task.kind != "success" or handoff_timeout is None:
         return IngestionOutcome(task)
     if task.status is not None:  # the wait's own terminal status and report: no second read
@@ -221,9 +223,9 @@ def watch_ingestion(
         target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
     ended = clock()
     deadline = min(ended, task_deadline) + handoff_timeout
-    key = (cluster, target.datasource) if cluster else None
-    usual = HANDOFF_LATENCIES.expected(key) if key else None
+    key = (memory.cluster, target.datasource) if memory is not None else None
+    usual = memory.handoffs.expected(key) if memory is not None and key else None
     handoff = yield from watch_handoff(target, deadline, schedule, clock, first_look=usual or 0.0)
-    if key and handoff.result is not None and handoff.result.state == "loaded":
-        HANDOFF_LATENCIES.record(key, clock() - ended)
+    if memory is not None and key and handoff.result is not None and handoff.result.state == "loaded":
+        memory.handoffs.record(key, clock() - ended)
     return IngestionOutcome(task, handoff)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         is_fatal,
     )
     from ._exchange import (
+        USER_AGENT,
         Exchange,
         HttpCall,
         Operation,
@@ -48,12 +49,14 @@ if TYPE_CHECKING:
         call,
         exchange,
         read_timeout,
+        request_headers,
     )
-    from ._http import Request, Response, raise_for_status, seg
+    from ._http import Request, Response, duplicate_id_in, raise_for_status, seg
     from ._retry import PollSchedule, RetryPolicy
 
 #: where each public name lives
 _WHERE = {
+    "USER_AGENT": "_exchange",
     "ClusterConfig": "_config",
     "DruidAuthError": "_errors",
     "DruidConnectionError": "_errors",
@@ -91,10 +94,12 @@ _WHERE = {
     "UnknownTaskError": "_errors",
     "call": "_exchange",
     "connect_message": "_advice",
+    "duplicate_id_in": "_http",
     "exchange": "_exchange",
     "is_fatal": "_errors",
     "raise_for_status": "_http",
     "read_timeout": "_exchange",
+    "request_headers": "_exchange",
     "seg": "_http",
     "ssl_reason": "_advice",
     "tls_message": "_advice",
@@ -110,6 +115,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "USER_AGENT",
     "ClusterConfig",
     "DruidAuthError",
     "DruidConnectionError",
@@ -147,10 +153,12 @@ __all__ = [
     "UnknownTaskError",
     "call",
     "connect_message",
+    "duplicate_id_in",
     "exchange",
     "is_fatal",
     "raise_for_status",
     "read_timeout",
+    "request_headers",
     "seg",
     "ssl_reason",
     "tls_message",

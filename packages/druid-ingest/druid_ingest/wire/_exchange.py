@@ -22,9 +22,11 @@ from druid_ingest.wire._http import MAX_REDIRECTS, Request, Response, classify, 
 from druid_ingest.wire._retry import RetryPolicy
 
 __all__ = [
-    "Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "SharedRead", "Sleep", "T", "call", "exchange",
-    "read_timeout",
+    "USER_AGENT", "Exchange", "HttpCall", "Operation", "Progress", "ProgressSink", "SharedRead", "Sleep", "T", "call",
+    "exchange", "read_timeout", "request_headers",
 ]
+
+USER_AGENT = "airflow-provider-druid-ingest"
 
 T = TypeVar("T")
 
@@ -39,6 +41,17 @@ class HttpCall:
     send_auth: bool
     #: the request's cap on the read timeout (None: the configured ``read_timeout``)
     read_timeout: float | None = None
+
+
+def request_headers(hc: HttpCall, config: ClusterConfig) -> dict[str, str]:
+    """The headers of one wire call, built here once so both transports send the same ones: JSON in and out,
+    our User-Agent, and ``Authorization`` only when the exchange decided this call may carry it."""
+    headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    if hc.body is not None:
+        headers["Content-Type"] = "application/json"
+    if hc.send_auth and config.auth is not None:
+        headers["Authorization"] = config.authorization_header() or ""
+    return headers
 
 
 @dataclass(frozen=True)

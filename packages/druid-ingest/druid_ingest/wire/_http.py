@@ -39,6 +39,7 @@ __all__ = [
     "Response",
     "Verdict",
     "classify",
+    "duplicate_id_in",
     "duplicate_task_id",
     "raise_for_status",
     "redirect_request_url",
@@ -236,12 +237,18 @@ _DUPLICATE = re.compile(r"Task ?\[(?P<id>.+?)\] already exists")
 _UNKNOWN_TASK = re.compile(r"Cannot find any task with id")
 
 
+def duplicate_id_in(text: str) -> str | None:
+    """The task id of Druid's "Task[id] already exists" (``TaskQueue``'s duplicate refusal), wherever it is
+    wrapped: the Overlord's 400 or MSQ's /sql/task 500."""
+    match = _DUPLICATE.search(text)
+    return match.group("id") if match else None
+
+
 def duplicate_task_id(resp: Response) -> str | None:
     """The id from a duplicate-id 400, in the Druid >= 30 JSON shape or the <= 29 ``{"error":...}`` shape."""
     if resp.status != 400:
         return None
-    match = _DUPLICATE.search(resp.druid_message() or resp.text)
-    return match.group("id") if match else None
+    return duplicate_id_in(resp.druid_message() or resp.text)
 
 
 def raise_for_status(resp: Response, req: Request) -> None:

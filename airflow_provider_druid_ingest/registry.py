@@ -1,0 +1,61 @@
+"""The one registration table of the provider: every public operator, sensor, trigger, hook and link.
+
+The subpackages' lazy names and ``__all__`` and the provider metadata (``get_provider_info``) are derived from
+it, so a new class is registered by one line here (tests/airflow/test_registration.py checks the rest agree).
+Importing this module imports nothing: provider metadata is read without Airflow's heavy modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["BASES", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
+
+_P = "airflow_provider_druid_ingest"
+
+#: kind -> class name -> the module that defines it
+REGISTRY: dict[str, dict[str, str]] = {
+    "operators": {
+        "DruidSubmitOperator": f"{_P}.operators.submit",
+        "DruidIngestOperator": f"{_P}.operators.ingest",
+        "DruidMsqIngestOperator": f"{_P}.operators.msq",
+    },
+    "sensors": {
+        "DruidTaskSensor": f"{_P}.sensors.task",
+        "DruidHandoffSensor": f"{_P}.sensors.handoff",
+    },
+    "triggers": {
+        "DruidTaskTrigger": f"{_P}.triggers.task",
+        "DruidHandoffTrigger": f"{_P}.triggers.handoff",
+        "DruidIngestionTrigger": f"{_P}.triggers.ingestion",
+    },
+    "hooks": {"DruidHook": f"{_P}.hooks.druid"},
+    "links": {"DruidTaskLink": f"{_P}.links"},
+}
+
+#: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
+BASES = frozenset({"DruidSpecOperator", "DruidWaitTrigger"})
+
+
+def modules(kind: str) -> list[str]:
+    """The modules holding ``kind``'s classes, in table order, each once (provider metadata's python-modules)."""
+    return list(dict.fromkeys(REGISTRY[kind].values()))
+
+
+def class_paths(kind: str) -> list[str]:
+    """``module.Class`` for each of ``kind``'s classes (provider metadata's extra-links)."""
+    return [f"{module}.{name}" for name, module in REGISTRY[kind].items()]
+
+
+def lazy_getattr(kind: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that imports a class's module on first use, so one import pulls in no other."""
+    where = REGISTRY[kind]
+
+    def __getattr__(name: str) -> Any:
+        if name in where:
+            return getattr(importlib.import_module(where[name]), name)
+        raise AttributeError(name)
+
+    return __getattr__

@@ -1,0 +1,66 @@
+"""The face-neutral step rules both faces translate: capacity verdict, submit lines, short-retry shutdown."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from druid_ingest.api import ClusterCapacity, SubmitOutcome
+from druid_ingest.ops import SHUTDOWN_RETRY, capacity_verdict, shutdown_task, submit_lines
+from druid_ingest.wire import DruidAuthError, DruidConnectionError
+
+
+def _capacity(total: int) -> ClusterCapacity:
+    return ClusterCapacity(workers=(), total_slots=total, used_slots=0)
+
+
+def test_capacity_verdict_levels():
+    assert capacity_verdict(2, lambda: _capacity(4)) is None
+    assert capacity_verdict(3, lambda: _capacity(1))[0] == "error"
+    level, message = capacity_verdict(5, lambda: _capacity(3))
+    assert level == "warning" and "at most 2 subtask(s)" in message
+
+
+def test_capacity_verdict_without_state_read_checks_nothing():
+    def forbidden() -> ClusterCapacity:
+        raise DruidAuthError("403", status=403)
+
+    level, message = capacity_verdict(9, forbidden)
+    assert level == "info" and "STATE READ" in message
+
+
+def test_submit_lines():
+    probe = SubmitOutcome("t_1", "submitted", 0, "RUNNING", "t", input_probe="input probe skipped: no sampler")
+    assert submit_lines(probe, "ds [2024-01-01/2024-01-02]", "http://c/t_1") == [
+        ("warning", "input probe skipped: no sampler"),
+        ("info", "Submitted Druid task t_1 (attempt 0): ds [2024-01-01/2024-01-02]. Console: http://c/t_1"),
+    ]
+    adopted = SubmitOutcome("t_2", "adopted", 1, "SUCCESS", "t")
+    [(level, line)] = submit_lines(adopted, "ds", None)
+    assert level == "info" and line.startswith("Adopted existing Druid task t_2 (state SUCCESS, attempt 1)")
+
+
+class _Client:
+    def __init__(self, fail: bool) -> None:
+        self.fail, self.stopped, self.retry = fail, [], None
+
+    def shutdown(self, task_id: str) -> None:
+        if self.fail:
+            raise DruidConnectionError("refused")
+        self.stopped.append(task_id)
+
+
+def test_shutdown_task_uses_the_short_retry_and_never_raises():
+    for fail in (False, True):
+        client = _Client(fail)
+
+        @contextmanager
+        def open_client(retry, client=client):
+            client.retry = retry
+            yield client
+
+        level, line = shutdown_task(open_client, "t_1", "task killed")
+        assert client.retry is SHUTDOWN_RETRY and level == "warning"
+        if fail:
+            assert line.startswith("Could not shut down Druid task t_1 (task killed): ") and not client.stopped
+        else:
+            assert line == "Shut down Druid task t_1 (task killed)" and client.stopped == ["t_1"]
