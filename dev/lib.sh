@@ -1,5 +1,15 @@
-# Shared by the dev harnesses (dev/airflow/airflow.sh, dev/nginx/nginx.sh): where a service that drops
-# privileges keeps its state. Sourced, not run.
+# Shared by the three dev harnesses (dev/druid/druid.sh, dev/airflow/airflow.sh, dev/nginx/nginx.sh), which all
+# answer the same verbs: start, stop, status, logs, url, env. Sourced, not run; the harness sets DEV_NAME (its
+# log prefix) before sourcing, and VAR_DIR (its state) before calling pid_file/log_file.
+
+log() { printf '[%s %s] %s\n' "${DEV_NAME:-dev}" "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "${DEV_NAME:-dev}" "$*" >&2; exit 1; }
+# whether something accepts TCP connections on 127.0.0.1:$1
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pid_file() { echo "$VAR_DIR/run/$1.pid"; }
+log_file() { echo "$VAR_DIR/log/$1.log"; }
+
+# Where a service that drops privileges keeps its state.
 #
 # A checkout may sit in a folder only its owner can traverse (as root under /root, or any `mktemp -d`): then a
 # server that runs as another user (PostgreSQL as `postgres`, nginx's workers as `nobody`) cannot reach a state

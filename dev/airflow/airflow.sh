@@ -51,13 +51,11 @@ FIRST_DAY="2026-11-01"   # start_date of the example DAGs
 # stop order: nothing new is scheduled or parsed first, the API (tasks talk to it) last
 SERVICES=(scheduler triggerer dag-processor api-server)
 
+DEV_NAME=airflow.sh
 # shellcheck source=../lib.sh
 source "$HERE/../lib.sh"
 
-log() { printf '[airflow.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '[airflow.sh] ERROR: %s\n' "$*" >&2; exit 1; }
-
-pid_file() { echo "$VAR_DIR/run/$1.pid"; }
+# the shared log_file, but the Postgres log lives beside its data (which may be outside the checkout)
 log_file() { if [[ "$1" == postgres ]]; then echo "$PG_DIR/postgres.log"; else echo "$VAR_DIR/log/$1.log"; fi; }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -260,7 +258,6 @@ pg_pids() {
 # ---------------------------------------------------------------------------------------------------------
 # Airflow services: each in its own session (pid == process group id) so stop takes its children too
 # ---------------------------------------------------------------------------------------------------------
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # PID of a running service started by this script. A recycled PID is ignored: the process must run in
 # $VAR_DIR (start_service cds there) and name the service (the api-server retitles itself "airflow api_server").

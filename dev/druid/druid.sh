@@ -9,6 +9,7 @@
 #   bash dev/druid/druid.sh status           one line per service
 #   bash dev/druid/druid.sh logs [service]   tail -f the log(s)
 #   bash dev/druid/druid.sh url              print the Router base URL (http://127.0.0.1:8888)
+#   bash dev/druid/druid.sh env              the same as a shell assignment (DRUID_URL=...)
 #
 # Environment:
 #   DRUID_VERSION   Druid version to fetch (default: <druid.version> of dev/druid/pom.xml)
@@ -24,6 +25,9 @@
 set -euo pipefail
 
 DRUID_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+DEV_NAME=druid.sh
+# shellcheck source=../lib.sh
+source "$DRUID_HOME/../lib.sh"
 CONF_DIR="$DRUID_HOME/conf"
 LIB_DIR="$DRUID_HOME/lib"
 POM="$DRUID_HOME/pom.xml"
@@ -42,8 +46,6 @@ ROUTER_URL="http://127.0.0.1:8888"
 # start order; "zk" is ZooKeeper, the others are `org.apache.druid.cli.Main server <type>`
 SERVICES=(zk coordinator-overlord historical indexer broker router)
 
-log() { printf '[druid.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '[druid.sh] ERROR: %s\n' "$*" >&2; exit 1; }
 
 service_port() {
   case "$1" in
@@ -113,8 +115,6 @@ cmd_fetch() {
 # ---------------------------------------------------------------------------------------------------------
 # process helpers
 # ---------------------------------------------------------------------------------------------------------
-pid_file() { echo "$VAR_DIR/run/$1.pid"; }
-log_file() { echo "$VAR_DIR/log/$1.log"; }
 
 # PID of a running service started by this script (checks the command line, so a recycled PID is ignored)
 service_pid() {
@@ -224,7 +224,6 @@ start_service() {
   log "started $svc (pid $!, port $(service_port "$svc"), log $lf)"
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 http_get() { curl -sS --max-time 5 "$@" 2>/dev/null; }
 
@@ -404,7 +403,7 @@ cmd_logs() {
 }
 
 usage() {
-  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 main() {
@@ -419,6 +418,7 @@ main() {
     status) cmd_status ;;
     logs) cmd_logs "$@" ;;
     url) echo "$ROUTER_URL" ;;
+    env) echo "DRUID_URL=$ROUTER_URL" ;;
     -h | --help | help) usage ;;
     *) usage >&2; exit 2 ;;
   esac

@@ -19,6 +19,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
+DEV_NAME=nginx.sh
 # shellcheck source=../lib.sh
 source "$HERE/../lib.sh"
 # As root the master drops its workers to this user; they read htpasswd and write temp files per request, so the
@@ -34,8 +35,6 @@ READER_USER=druid_reader
 TLS_URL="https://127.0.0.1:$PORT"
 REDIRECT_URL="https://localhost:$REDIRECT_PORT"
 
-log() { printf '[nginx.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '[nginx.sh] ERROR: %s\n' "$*" >&2; exit 1; }
 
 nginx_bin() {
   if [ -n "${NGINX:-}" ]; then echo "$NGINX"; return; fi
