@@ -11,11 +11,11 @@ SCRIPT = ROOT / "dev" / "druid" / "druid.sh"
 
 
 def extension_props(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Only the script's ``die`` and ``extension_props`` functions, evaluated in a clean bash."""
+    """Only the script's ``extension_props`` function (and the harnesses' shared ``die`` from dev/lib.sh),
+    evaluated in a clean bash."""
     body = SCRIPT.read_text()
-    die = next(line for line in body.splitlines() if line.startswith("die() {"))  # a one-liner
     props = body[body.index("extension_props() {"):].split("\n}\n", 1)[0] + "\n}"
-    funcs = f"{die}\n{props}"
+    funcs = f"DEV_NAME=druid.sh\nsource '{ROOT / 'dev' / 'lib.sh'}'\n{props}"
     clean = {k: v for k, v in os.environ.items() if not k.startswith("DRUID_EXTENSIONS")}
     return subprocess.run(["bash", "-c", f"set -euo pipefail\n{funcs}\nextension_props"], env={**clean, **env},
                           capture_output=True, text=True)
