@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import dagster as dg
-from druid_ingest.api import HandoffResult, HandoffTarget, SubmitOutcome
+from druid_ingest.api import HandoffResult, HandoffTarget
 from druid_ingest.ops import (
     StepLine,
+    SubmitOutcome,
     TaskOutcome,
     TaskProgress,
     capacity_verdict,

@@ -12,9 +12,17 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any, overload
 
-from druid_ingest.api import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
 from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
-from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskOutcome, WaitMemory, check_on_never
+from druid_ingest.ops import (
+    HandoffOutcome,
+    IngestionOutcome,
+    IngestResult,
+    SubmitOutcome,
+    TaskOutcome,
+    WaitMemory,
+    check_on_never,
+)
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op

@@ -19,7 +19,6 @@ from druid_ingest.api import (
     HandoffTarget,
     ReportSummary,
     Segment,
-    SubmitOutcome,
     TaskStatus,
     parse_report,
     task_failed_error,
@@ -28,6 +27,7 @@ from druid_ingest.api import _endpoints as ep
 from druid_ingest.ops._handoff import GatePlan, broker_lag, evaluate, plan_gate, required_segments, span_of, version_key
 from druid_ingest.ops._input_probe import empty_input_error, probe_line, probe_request, wants_probe
 from druid_ingest.ops._queries import ServedQuery
+from druid_ingest.ops._results import SubmitOutcome
 from druid_ingest.planning import IngestionPlan, MsqPlan, attempt_id, parse_instant
 from druid_ingest.wire import (
     DruidAuthError,
