@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._input_probe import PROBE_READ_OK
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+    from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._queries import ServedQuery, StatusQuery, direct
     from ._results import IngestResult, SubmitOutcome
     from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "ProgressItem": "_progress",
+    "ProgressLines": "_progress",
+    "describe_progress": "_progress",
     "IngestResult": "_results",
     "PROBE_READ_OK": "_input_probe",
     "SubmitOutcome": "_results",
@@ -66,6 +70,8 @@ __all__ = [
     "IngestResult",
     "IngestionOutcome",
     "OnNever",
+    "ProgressItem",
+    "ProgressLines",
     "ServedQuery",
     "StatusQuery",
     "StepLine",
@@ -75,6 +81,7 @@ __all__ = [
     "WaitMemory",
     "capacity_verdict",
     "check_on_never",
+    "describe_progress",
     "direct",
     "ingest",
     "ingestion_durations",
