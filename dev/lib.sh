@@ -1,5 +1,5 @@
 # Shared by the three dev harnesses (dev/druid/druid.sh, dev/airflow/airflow.sh, dev/nginx/nginx.sh), which all
-# answer the same verbs: start, stop, status, logs, url, env. Sourced, not run; the harness sets DEV_NAME (its
+# answer the same verbs: start, stop, status, logs, url, env, clean. Sourced, not run; the harness sets DEV_NAME (its
 # log prefix) before sourcing, and VAR_DIR (its state) before calling pid_file/log_file.
 
 log() { printf '[%s %s] %s\n' "${DEV_NAME:-dev}" "$(date +%H:%M:%S)" "$*" >&2; }
@@ -55,4 +55,22 @@ dev_make_outside() {
   mkdir -p "$dir"
   chmod 755 "$DEV_OUTSIDE_ROOT"
   chown "$user" "$dir"
+}
+
+# `clean`: remove state directories the harness made (after it stopped its services): its var dir and, when it
+# had to, the directory outside the checkout. Refuses paths no harness would use (/, $HOME, a checkout's root);
+# an emptied $DEV_OUTSIDE_ROOT goes too, so a deleted checkout leaves nothing behind.
+dev_remove_state() {
+  local dir
+  for dir in "$@"; do
+    [[ -n "$dir" && "$dir" == /* ]] || die "clean: refusing to remove '$dir' (not an absolute path)"
+    dir="${dir%/}"
+    if [[ -z "$dir" || "$dir" == "${HOME%/}" || -d "$dir/.git" || -f "$dir/.git" ]]; then
+      die "clean: refusing to remove '${dir:-/}' (not a harness state directory)"
+    fi
+    [[ -e "$dir" ]] || continue
+    rm -rf -- "$dir"
+    log "removed $dir"
+  done
+  rmdir "$DEV_OUTSIDE_ROOT" 2>/dev/null || true
 }

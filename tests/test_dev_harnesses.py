@@ -1,6 +1,7 @@
 """The three dev harnesses (dev/druid, dev/airflow, dev/nginx) share dev/lib.sh and answer the same verbs, so a
 user who knows one knows the others: start, stop, status, logs, url, env. `url` and `env` answer without any
-service running (they are how scripts and tests find a harness)."""
+service running (they are how scripts and tests find a harness). `clean` leaves nothing behind, also outside
+the checkout."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HARNESSES = {"druid": ROOT / "dev/druid/druid.sh", "airflow": ROOT / "dev/airflow/airflow.sh",
              "nginx": ROOT / "dev/nginx/nginx.sh"}
-VERBS = ("start", "stop", "status", "logs", "url", "env")
+VERBS = ("start", "stop", "status", "logs", "url", "env", "clean")
 
 
 def _run(script: Path, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -48,3 +49,53 @@ def test_url_and_env_answer_without_a_running_service(tmp_path: Path) -> None:
     nginx_env = _run(HARNESSES["nginx"], "env", tmp_path=tmp_path)  # nothing made yet: says what to run
     assert nginx_env.returncode == 1 and "nginx.sh start" in nginx_env.stderr
     assert nginx_env.stderr.startswith("[nginx.sh] ERROR: ")  # the shared die(), with the harness's name
+
+
+VAR_DIRS = {"druid": "druid", "airflow": "airflow", "nginx": "nginx"}
+
+
+@pytest.mark.parametrize("name", sorted(HARNESSES))
+def test_clean_stops_and_removes_the_var_dir(name: str, tmp_path: Path) -> None:
+    var = tmp_path / VAR_DIRS[name]
+    (var / "run").mkdir(parents=True)
+    (var / "run" / "left-behind").write_text("x")
+    done = _run(HARNESSES[name], "clean", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not var.exists()
+    assert f"removed {var}" in done.stderr
+    again = _run(HARNESSES[name], "clean", tmp_path=tmp_path)  # idempotent: nothing left to remove
+    assert again.returncode == 0 and "removed" not in again.stderr
+
+
+def _lib(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
+           "DRUID_INGEST_DEV_STATE_ROOT": str(tmp_path / "outside")}
+    return subprocess.run(["bash", "-c", f'source "{ROOT}/dev/lib.sh"; {script}'], capture_output=True, text=True,
+                          timeout=30, env=env)
+
+
+def test_remove_state_takes_the_outside_dir_and_its_emptied_root(tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "airflow-pg-0123456789ab"
+    (outside / "data").mkdir(parents=True)
+    var = tmp_path / "checkout" / "var" / "airflow"
+    var.mkdir(parents=True)
+    done = _lib(f'dev_remove_state "{var}" "{outside}"', tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not var.exists() and not outside.exists()
+    assert not (tmp_path / "outside").exists()  # the emptied root goes too
+    keep = tmp_path / "outside" / "nginx-ffffffffffff"  # another checkout's state: a non-empty root stays
+    keep.mkdir(parents=True)
+    assert _lib(f'dev_remove_state "{tmp_path / "outside" / "gone"}"', tmp_path).returncode == 0
+    assert keep.exists()
+
+
+@pytest.mark.parametrize("what", ["/", "relative/var", "HOME", "CHECKOUT"])
+def test_remove_state_refuses_what_no_harness_made(what: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    checkout = tmp_path / "repo"
+    (checkout / ".git").mkdir(parents=True)
+    home.mkdir()
+    path = {"HOME": str(home), "CHECKOUT": str(checkout)}.get(what, what)
+    done = _lib(f'dev_remove_state "{path}"', tmp_path)
+    assert done.returncode == 1 and "clean: refusing to remove" in done.stderr
+    assert home.exists() and checkout.exists()

@@ -27,9 +27,8 @@ from airflow_provider_druid_ingest.operators.spec_operator import DruidSpecOpera
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-    from druid_ingest.api import HandoffResult
     from druid_ingest.clients import DruidClient
-    from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskProgress
+    from druid_ingest.ops import HandoffOutcome, IngestionOutcome
     from druid_ingest.planning import IngestionPlan
 
 __all__ = ["DruidIngestOperator"]
@@ -178,11 +177,13 @@ class DruidIngestOperator(DruidSpecOperator):
 
     def _watch(self, client: DruidClient, plan: IngestionPlan, druid_task_id: str, *, wait: bool) -> IngestionOutcome:
         """The whole wait in this worker (``wait``), or one look: deadlines already passed = one poll each."""
+        from druid_ingest.ops import ProgressLines
+
         task_deadline = time.time() + (self._remaining(self.task_timeout) if wait else 0.0)
         return client.watch_ingestion(
             druid_task_id, plan.datasource, list(plan.intervals), self._append(plan), task_deadline=task_deadline,
             handoff_timeout=None if not self.wait_for_handoff else self.handoff_timeout if wait else 0.0,
-            schedule=self._schedule, on_progress=self._log_progress,
+            schedule=self._schedule, on_progress=ProgressLines(self.log.info, druid_task_id),
         )
 
     def _finish(self, outcome: IngestionOutcome, context: Context, plan: IngestionPlan | None = None) -> str:
@@ -233,14 +234,6 @@ class DruidIngestOperator(DruidSpecOperator):
                             result=handoff.result)
         for uri in record_event(context, self.outlets, extra):
             self.log.info("Asset event %s: %s", uri, extra)
-
-    def _log_progress(self, item: TaskProgress | HandoffResult) -> None:
-        from druid_ingest.ops import TaskProgress
-
-        if isinstance(item, TaskProgress):
-            self.log.info("%s", item.line())
-        else:
-            self.log.info("Handoff of Druid task %s: %s", self._druid_task_id, item.detail)
 
     # ---- kill and timeouts ----------------------------------------------------------------------------
 

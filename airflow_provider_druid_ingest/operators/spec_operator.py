@@ -24,8 +24,8 @@ from airflow_provider_druid_ingest.links import DruidTaskLink
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-    from druid_ingest.api import SubmitOutcome
     from druid_ingest.clients import DruidClient
+    from druid_ingest.ops import SubmitOutcome
     from druid_ingest.planning import IngestionPlan
     from druid_ingest.wire import RetryPolicy
 

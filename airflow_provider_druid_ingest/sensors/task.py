@@ -23,7 +23,7 @@ from airflow_provider_druid_ingest.links import XCOM_VERSION_CEILING, DruidTaskL
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
-    from druid_ingest.ops import TaskOutcome, TaskProgress
+    from druid_ingest.ops import TaskOutcome
     from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DruidTaskSensor"]
@@ -85,6 +85,8 @@ class DruidTaskSensor(BaseSensorOperator):
 
     def poke(self, context: Context) -> bool:
         """One look (one status call, and the live report while it runs)."""
+        from druid_ingest.ops import ProgressLines
+
         from airflow_provider_druid_ingest.common import results
 
         druid_task_id = self._task_id()
@@ -93,7 +95,9 @@ class DruidTaskSensor(BaseSensorOperator):
                 if context.get("ti") is not None:
                     url = client.config.console_task_url(druid_task_id)
                     push_task_refs(context, druid_task_id, url, push_id=False)
-                outcome = client.watch_task(druid_task_id, 0.0, on_progress=self._log_progress, ceiling=self._ceiling)
+                outcome = client.watch_task(
+                    druid_task_id, 0.0, on_progress=ProgressLines(self.log.info, druid_task_id), ceiling=self._ceiling
+                )
         except DruidError as exc:  # unknown id, 401/403, wrong URL: waiting cannot help
             raise results.airflow_error(exc) from None
         self._ceiling = outcome.version_ceiling
@@ -140,6 +144,3 @@ class DruidTaskSensor(BaseSensorOperator):
         if outcome.version_ceiling and context.get("ti") is not None:
             context["ti"].xcom_push(key=XCOM_VERSION_CEILING, value=outcome.version_ceiling)
         return druid_task_id
-
-    def _log_progress(self, item: TaskProgress) -> None:
-        self.log.info("%s", item.line())

@@ -60,14 +60,14 @@ class DruidIngestionTrigger(DruidTaskTrigger):
         return outcome.to_dict()
 
     def _progress(self) -> Any:
-        from druid_ingest.ops import TaskProgress
+        """The task's progress lines (``log_progress``) and every change of the gate's verdict, one sink."""
+        from druid_ingest.ops import ProgressLines
 
-        task_log = self._progress_logger()
+        lines = ProgressLines(self.log.info, self.druid_task_id)
+        log_task = self.log_progress
 
-        def log(item: Any) -> None:
-            if isinstance(item, TaskProgress):
-                task_log(item)
-            elif isinstance(item, HandoffResult):
-                self.log.info("Handoff of Druid task %s: %s", self.druid_task_id, item.detail)
+        def sink(item: Any) -> None:
+            if log_task or isinstance(item, HandoffResult):
+                lines(item)
 
-        return log
+        return sink

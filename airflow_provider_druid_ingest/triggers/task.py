@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
 if TYPE_CHECKING:
-    from druid_ingest.ops import TaskProgress
+    pass
 # The core's waits and outcomes are imported inside the methods, after ``_client`` loaded them in a thread: the
 # triggerer imports this module on its event loop when it rebuilds the trigger.
 
@@ -62,14 +62,10 @@ class DruidTaskTrigger(DruidWaitTrigger):
         return outcome.to_dict()
 
     def _progress_logger(self) -> Any:
-        last_phase: list[str] = []
+        """The wait's sink: the core's de-duplicated progress lines, or nothing with ``log_progress=False``."""
+        from druid_ingest.ops import ProgressLines
 
-        def log(item: TaskProgress) -> None:
-            if self.log_progress and (item.report is not None or last_phase != [item.status.phase]):
-                self.log.info("%s", item.line())
-            last_phase[:] = [item.status.phase]
-
-        return log
+        return ProgressLines(self.log.info, self.druid_task_id) if self.log_progress else (lambda item: None)
 
     async def on_kill(self) -> None:
         """A user killed the deferred task: shut the Druid task down (``cleanup`` never does)."""

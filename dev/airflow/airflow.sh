@@ -13,6 +13,8 @@
 #   bash dev/airflow/airflow.sh logs [service]   tail -F a service log (postgres|api-server|scheduler|
 #                                                dag-processor|triggerer); no argument: all
 #   bash dev/airflow/airflow.sh url              UI address and login
+#   bash dev/airflow/airflow.sh clean            stop, then remove the var dir and the Postgres data wherever it lives
+#                                                (also outside the checkout): the next start begins from nothing
 #   bash dev/airflow/airflow.sh env              export lines for this deployment (eval "$(... env)"; then the
 #                                                plain `airflow` CLI of .venv talks to it)
 #   bash dev/airflow/airflow.sh airflow ARGS...  run `.venv/bin/airflow ARGS` against this deployment
@@ -596,7 +598,7 @@ cmd_url() {
   echo "Airflow UI: $API_URL   login: admin / $ADMIN_PASSWORD"
 }
 
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 main() {
   local cmd="${1:-}"
@@ -605,6 +607,7 @@ main() {
     start) cmd_start ;;
     prepare) pg_bin_dir >/dev/null || install_postgres; pg_bin_dir >/dev/null || die "pg_ctl not found after installing postgresql" ;;
     stop) cmd_stop ;;
+    clean) resolve_pg_dir; if [[ -d "$VAR_DIR" ]]; then cmd_stop; fi; dev_remove_state "$VAR_DIR" "$PG_DIR" ;;
     status) cmd_status ;;
     logs) cmd_logs "$@" ;;
     url) cmd_url ;;

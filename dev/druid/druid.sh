@@ -8,6 +8,8 @@
 #   bash dev/druid/druid.sh stop             stop everything (TERM, then KILL stragglers); idempotent
 #   bash dev/druid/druid.sh status           one line per service
 #   bash dev/druid/druid.sh logs [service]   tail -f the log(s)
+#   bash dev/druid/druid.sh clean            stop, then remove the var dir (Derby, deep storage, segment cache, logs);
+#                                            the fetched jars in dev/druid/lib stay
 #   bash dev/druid/druid.sh url              print the Router base URL (http://127.0.0.1:8888)
 #   bash dev/druid/druid.sh env              the same as a shell assignment (DRUID_URL=...)
 #
@@ -403,7 +405,7 @@ cmd_logs() {
 }
 
 usage() {
-  sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 main() {
@@ -414,6 +416,7 @@ main() {
     start) cmd_start ;;
     wait) cmd_wait "$@" ;;
     stop) cmd_stop ;;
+    clean) cmd_stop; dev_remove_state "$VAR_DIR" ;;
     restart) cmd_stop; cmd_start ;;
     status) cmd_status ;;
     logs) cmd_logs "$@" ;;

@@ -9,6 +9,7 @@
 #   bash dev/nginx/nginx.sh stop     stop it (QUIT, then TERM/KILL); idempotent
 #   bash dev/nginx/nginx.sh status   running or not (exit 1 when not)
 #   bash dev/nginx/nginx.sh url      the TLS entry point (https://127.0.0.1:28443)
+#   bash dev/nginx/nginx.sh clean    stop, then remove the var dir (CA, certs, users, logs; also outside the checkout)
 #   bash dev/nginx/nginx.sh env      shell assignments the tests read (URLs, CA file, users, passwords, logs)
 #   bash dev/nginx/nginx.sh logs     tail -F the access logs
 #
@@ -198,6 +199,7 @@ EOF
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  clean) stop; dev_remove_state "$VAR" ;;
   status) if pid_alive; then echo "nginx running (pid $(cat "$VAR/nginx.pid")): $TLS_URL"; else echo "nginx not running"; exit 1; fi ;;
   url) echo "$TLS_URL" ;;
   env) print_env ;;

@@ -38,7 +38,7 @@ case "$cmd" in
     eval "$(bash dev/nginx/nginx.sh env)"
     code="$(curl -s -o /dev/null -w '%{http_code}' --cacert "$NGINX_CA_BUNDLE" -u "$NGINX_ADMIN_USER:$NGINX_ADMIN_PASSWORD" \
       "$NGINX_TLS_URL/druid/indexer/v1/tasks?max=1")" || true
-    bash dev/nginx/nginx.sh stop
+    bash dev/nginx/nginx.sh clean
     [ "$code" = 200 ] || fail "an authenticated GET through the clone's nginx answered $code, not 200 (see its error.log)"
     echo "outside checkout: nginx from the clone: authenticated GET through TLS answered 200"
     if (exec 3<>/dev/tcp/127.0.0.1/28080) 2>/dev/null; then
@@ -48,7 +48,7 @@ case "$cmd" in
       export AIRFLOW_DEV_PG_PORT=25434 AIRFLOW_DEV_API_PORT=28082 AIRFLOW_DEV_LOG_PORT=28795
       DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
       bash dev/airflow/airflow.sh status
-      bash dev/airflow/airflow.sh stop
+      bash dev/airflow/airflow.sh clean
       rm -rf "$clone"
     else
       DRUID_URL="$druid_url" bash dev/airflow/airflow.sh start
@@ -57,9 +57,13 @@ case "$cmd" in
     ;;
   stop)
     if [ -d "$clone" ]; then
-      (cd "$clone" && bash dev/airflow/airflow.sh stop)
+      (cd "$clone" && bash dev/airflow/airflow.sh clean)
     fi
-    rm -rf "$dir" "$DRUID_INGEST_DEV_STATE_ROOT"
+    # `clean` took the clone's state outside the checkout and the emptied root: anything left is a leak
+    if [ -d "$DRUID_INGEST_DEV_STATE_ROOT" ]; then
+      fail "state left outside the checkout after clean: $(ls -A "$DRUID_INGEST_DEV_STATE_ROOT" | tr '\n' ' ')"
+    fi
+    rm -rf "$dir"
     ;;
   *) fail "usage: $0 start DIR DRUID_URL | stop DIR" ;;
 esac

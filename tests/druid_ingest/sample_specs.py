@@ -65,5 +65,16 @@ def day_spec(
     return spec
 
 
+def guide_spec() -> dict[str, Any]:
+    """The integration guide's example spec: the events spec read from S3, four subtasks, tuned persists."""
+    spec = copy.deepcopy(BASE)
+    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = ["2026-07-16T00:00:00Z/2026-07-17T00:00:00Z"]
+    spec["spec"]["ioConfig"]["inputSource"] = {"type": "s3", "prefixes": ["s3://lake/events/web/2026-07-16/"]}
+    spec["spec"]["tuningConfig"].update(
+        maxRowsInMemory=1000000, maxNumConcurrentSubTasks=4, intermediatePersistPeriod="PT10M"
+    )
+    return spec
+
+
 def interval_of(spec: dict[str, Any]) -> list[str]:
     return list(spec["spec"]["dataSchema"]["granularitySpec"]["intervals"])

@@ -8,8 +8,8 @@ and the check rebuilds it from the partition's latest materialization. No second
 from typing import Any
 
 import dagster as dg
-from druid_ingest.api import HandoffResult, HandoffTarget, SubmitOutcome
-from druid_ingest.ops import TaskOutcome
+from druid_ingest.api import HandoffResult, HandoffTarget
+from druid_ingest.ops import SubmitOutcome, TaskOutcome
 from druid_ingest.planning import IngestionPlan
 
 __all__ = [

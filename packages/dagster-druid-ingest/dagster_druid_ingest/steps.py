@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import dagster as dg
-from druid_ingest.api import HandoffResult, HandoffTarget, SubmitOutcome
+from druid_ingest.api import HandoffResult, HandoffTarget
 from druid_ingest.ops import (
+    ProgressLines,
     StepLine,
+    SubmitOutcome,
     TaskOutcome,
-    TaskProgress,
     capacity_verdict,
     check_on_never,
     shutdown_task,
@@ -85,15 +86,8 @@ def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: b
 
 
 def progress_logger(log: Log, task_id: str) -> Callable[[Any], None]:
-    """The ``on_progress`` sink of the core's waits: one log line per poll."""
-
-    def sink(item: Any) -> None:
-        if isinstance(item, TaskProgress):
-            log.info(item.line())
-        elif isinstance(item, HandoffResult):
-            log.info(f"Handoff of Druid task {task_id}: {item.state}: {item.detail}")
-
-    return sink
+    """The ``on_progress`` sink of the core's waits: the core's progress lines, without repeats."""
+    return ProgressLines(log.info, task_id)
 
 
 def shutdown(druid: DruidResource, task_id: str, reason: str, log: Log) -> None:

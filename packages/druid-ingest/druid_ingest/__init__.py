@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .api import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+    from .api import HandoffResult, HandoffTarget, TaskStatus
     from .clients import AsyncDruidClient, DruidClient
-    from .ops import HandoffOutcome, IngestionOutcome, TaskOutcome
+    from .ops import HandoffOutcome, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
     from .planning import IngestionPlan, MsqPlan, build_msq_plan, build_plan
     from .wire import (
         ClusterConfig,
@@ -65,7 +65,7 @@ _WHERE = {
     "HandoffOutcome": "ops",
     "HandoffResult": "api",
     "HandoffTarget": "api",
-    "IngestResult": "api",
+    "IngestResult": "ops",
     "IngestionOutcome": "ops",
     "IngestionPlan": "planning",
     "MsqPlan": "planning",
@@ -73,7 +73,7 @@ _WHERE = {
     "RetryPolicy": "wire",
     "Secret": "wire",
     "SpecValidationError": "wire",
-    "SubmitOutcome": "api",
+    "SubmitOutcome": "ops",
     "TaskOutcome": "ops",
     "TaskStatus": "api",
     "UnknownTaskError": "wire",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from druid_ingest.api import ClusterCapacity, SubmitOutcome
-from druid_ingest.ops import SHUTDOWN_RETRY, capacity_verdict, shutdown_task, submit_lines
+from druid_ingest.api import ClusterCapacity
+from druid_ingest.ops import SHUTDOWN_RETRY, SubmitOutcome, capacity_verdict, shutdown_task, submit_lines
 from druid_ingest.wire import DruidAuthError, DruidConnectionError
 
 

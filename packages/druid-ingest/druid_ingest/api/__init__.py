@@ -13,15 +13,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._models import (
         FAILED,
-        PROBE_READ_OK,
         SUCCESS,
         ClusterCapacity,
         HandoffResult,
         HandoffTarget,
-        IngestResult,
         InputSample,
         Segment,
-        SubmitOutcome,
         TaskStatus,
     )
     from ._report_summary import ReportSummary
@@ -33,13 +30,10 @@ _WHERE = {
     "FAILED": "_models",
     "HandoffResult": "_models",
     "HandoffTarget": "_models",
-    "IngestResult": "_models",
     "InputSample": "_models",
-    "PROBE_READ_OK": "_models",
     "ReportSummary": "_report_summary",
     "SUCCESS": "_models",
     "Segment": "_models",
-    "SubmitOutcome": "_models",
     "TaskStatus": "_models",
     "bounded": "_reports",
     "parse_report": "_reports",
@@ -57,16 +51,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FAILED",
-    "PROBE_READ_OK",
     "SUCCESS",
     "ClusterCapacity",
     "HandoffResult",
     "HandoffTarget",
-    "IngestResult",
     "InputSample",
     "ReportSummary",
     "Segment",
-    "SubmitOutcome",
     "TaskStatus",
     "bounded",
     "parse_report",

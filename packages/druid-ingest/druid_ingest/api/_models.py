@@ -10,30 +10,24 @@ from druid_ingest.planning import parse_instant
 from druid_ingest.wire import DruidProtocolError
 
 if TYPE_CHECKING:
-    from druid_ingest.api._report_summary import ReportSummary
+    pass
 
 __all__ = [
     "FAILED",
-    "PROBE_READ_OK",
     "RUNNING",
     "SUCCESS",
     "TERMINAL_STATES",
     "ClusterCapacity",
     "HandoffResult",
     "HandoffTarget",
-    "IngestResult",
     "InputSample",
     "Segment",
-    "SubmitOutcome",
     "TaskLock",
     "TaskStatus",
     "WorkerInfo",
     "segment_interval",
     "segment_version",
 ]
-
-#: how the line of a probe that found indexable rows starts (``input_probe.probe_line``)
-PROBE_READ_OK = "input probe: the sampler read"
 
 # Druid's TaskState (statusCode): only these three. Waiting for a lock or slot is RUNNING (druid-contract §status).
 RUNNING = "RUNNING"
@@ -76,30 +70,6 @@ class TaskStatus:
         if self.state == RUNNING and self.runner_state in ("WAITING", "PENDING", "RUNNING"):
             return self.runner_state
         return self.state
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class SubmitOutcome:
-    """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``.
-
-    ``input_probe``: the one line the pre-submit input probe left (``input probe: ...`` or ``input probe
-    skipped: <why>``), None when none ran (adopted, append, allow_empty, MSQ).
-    """
-
-    task_id: str
-    action: str
-    attempt: int
-    state: str
-    base_id: str
-    input_probe: str | None = None
-
-    @property
-    def input_probe_warns(self) -> bool:
-        """Whether the probe's line deserves a warning: it was skipped, or it read rows and indexed none."""
-        return self.input_probe is not None and not self.input_probe.startswith(PROBE_READ_OK)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -281,17 +251,3 @@ class HandoffResult:
         known["missing"] = tuple(known.get("missing") or ())
         known["never"] = tuple(known.get("never") or ())
         return cls(**known)
-
-
-@dataclass(frozen=True)
-class IngestResult:
-    """What the one-call ingestion did: the submit (or adoption), the terminal status, the final report,
-    and the handoff verdict (None when the caller did not wait for handoff)."""
-
-    submit: SubmitOutcome
-    status: TaskStatus
-    report: ReportSummary | None
-    handoff: HandoffResult | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)

@@ -12,9 +12,18 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any, overload
 
-from druid_ingest.api import HandoffResult, HandoffTarget, IngestResult, SubmitOutcome, TaskStatus
+from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
 from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
-from druid_ingest.ops import HandoffOutcome, IngestionOutcome, TaskOutcome, WaitMemory, check_on_never
+from druid_ingest.ops import (
+    HandoffOutcome,
+    IngestionOutcome,
+    IngestResult,
+    SubmitOutcome,
+    TaskOutcome,
+    WaitMemory,
+    check_on_never,
+)
+from druid_ingest.ops import _gate_steps as gate
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
@@ -147,7 +156,7 @@ class ClientFacade(EndpointCalls[Mode]):
         Pass the ``version_ceiling`` of the status ``wait_for_task`` returned: it tells this task's segment
         version from a later replace's. Raises DruidUsageError when ``datasource`` is not the task's own.
         """
-        return self._run(ops.handoff_target(task_id, datasource, intervals, append, version_ceiling))
+        return self._run(gate.handoff_target(task_id, datasource, intervals, append, version_ceiling))
 
     @overload
     def check_handoff(self: ClientFacade[SyncMode], target: HandoffTarget) -> HandoffResult: ...
@@ -155,7 +164,7 @@ class ClientFacade(EndpointCalls[Mode]):
     def check_handoff(self: ClientFacade[AsyncMode], target: HandoffTarget) -> Awaitable[HandoffResult]: ...
     def check_handoff(self, target: HandoffTarget) -> Any:
         """HandoffResult of one look at metadata, the served inventory and the Broker."""
-        return self._run(ops.check_handoff(target))
+        return self._run(gate.check_handoff(target))
 
     @overload
     def watch_task(

@@ -15,14 +15,23 @@ if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
     from ._history import WaitMemory, ingestion_durations, percentile
     from ._ingest import ingest
+    from ._input_probe import PROBE_READ_OK
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+    from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._queries import ServedQuery, StatusQuery, direct
+    from ._results import IngestResult, SubmitOutcome
     from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
 
 #: where each public name lives
 _WHERE = {
+    "ProgressItem": "_progress",
+    "ProgressLines": "_progress",
+    "describe_progress": "_progress",
+    "IngestResult": "_results",
+    "PROBE_READ_OK": "_input_probe",
+    "SubmitOutcome": "_results",
     "HandoffOutcome": "_outcomes",
     "IngestionOutcome": "_outcomes",
     "OnNever": "_options",
@@ -55,18 +64,24 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "PROBE_READ_OK",
     "SHUTDOWN_RETRY",
     "HandoffOutcome",
+    "IngestResult",
     "IngestionOutcome",
     "OnNever",
+    "ProgressItem",
+    "ProgressLines",
     "ServedQuery",
     "StatusQuery",
     "StepLine",
+    "SubmitOutcome",
     "TaskOutcome",
     "TaskProgress",
     "WaitMemory",
     "capacity_verdict",
     "check_on_never",
+    "describe_progress",
     "direct",
     "ingest",
     "ingestion_durations",

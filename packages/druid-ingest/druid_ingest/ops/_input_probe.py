@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-from druid_ingest.api import PROBE_READ_OK, InputSample
+from druid_ingest.api import InputSample
 from druid_ingest.api import _endpoints as ep
 from druid_ingest.planning import IngestionPlan, MsqPlan
 from druid_ingest.wire import DruidEmptyInputError, Request
 
 __all__ = [
+    "PROBE_READ_OK",
     "PROBE_READ_TIMEOUT",
     "PROBE_ROWS",
     "PROBE_TIMEOUT_MS",
@@ -30,6 +31,9 @@ __all__ = [
 
 #: rows the sampler reads at most: one is enough to know the input is not empty; a few more see parse errors
 PROBE_ROWS = 20
+
+#: how the line of a probe that found indexable rows starts (``probe_line``)
+PROBE_READ_OK = "input probe: the sampler read"
 #: the sampler's own budget for reading (``SamplerConfig.timeoutMs``)
 PROBE_TIMEOUT_MS = 4_000
 #: the client's cap on the call: the sampler can hang past its budget while it opens or reads the input (an

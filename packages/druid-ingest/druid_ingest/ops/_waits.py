@@ -13,16 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
+from druid_ingest.ops._gate_steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.ops._history import WaitMemory, task_history
-from druid_ingest.ops._operations import (
-    gate_chunks,
-    gate_step,
-    handoff_target,
-    lock_ceiling,
-    observe_task,
-    report_summary,
-    target_for,
-)
+from druid_ingest.ops._operations import lock_ceiling, observe_task, report_summary
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.ops._queries import StatusQuery, merge_status
 from druid_ingest.ops._schedule import PredictedSchedule

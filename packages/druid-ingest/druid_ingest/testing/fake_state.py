@@ -15,16 +15,16 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from druid_ingest.testing.fake_publish import new_segment, published_segments
 from druid_ingest.testing.fake_segments import (
     FakeSegment,
     is_replicated_load_rule,
     matching_rule,
     overshadowed_ids,
     rule_replicas,
-    visible_pieces,
 )
 from druid_ingest.testing.fake_tasks import FakeTask, ParsedTask, TaskPlan
-from druid_ingest.testing.fake_time import bucket_of, format_instant, now_iso, overlaps
+from druid_ingest.testing.fake_time import format_instant, now_iso, overlaps
 
 __all__ = ["ClusterState"]
 
@@ -355,72 +355,15 @@ class ClusterState:
 
     # ----------------------------------------------------------- publishing
     def _publish(self, task: FakeTask, t: float) -> list[FakeSegment]:
-        parsed, plan = task.parsed, task.plan
-        if parsed.type == "noop":
-            return []
-        bucket_list = parsed.buckets()
-        if not bucket_list:
-            # No intervals: Druid derives them from the data; the fake pretends all rows fell on the
-            # segment-granularity bucket containing the task's creation time.
-            bucket_list = [bucket_of(int(task.created_at * 1000), parsed.segment_granularity)]
-        used = self.used(task.datasource)
-        if parsed.type == "compact":
-            return self._publish_compaction(task, bucket_list, used, t)
-        out: list[FakeSegment] = []
-        shard = parsed.partitions_type if parsed.partitions_type in ("range", "hashed") else "numbered"
-        for bucket in bucket_list:
-            rows = plan.rows_per_bucket
-            if rows <= 0:
-                # druid-contract §batch-rules REPLACE: tombstones for empty parts of the input intervals that hold
-                # older data. Druid 33
-                # (RECORDED.md §6, dynamic/hashed): 24 tombstones for a day of HOUR buckets over older data;
-                # test_fidelity: none for a day without older data.
-                if parsed.drop_existing and any(overlaps(s.interval, bucket) for s in used):
-                    out.append(self._segment(task, bucket, task.version, 0, 1, "tombstone", 0, t))
-                continue
-            version, partition, core = task.version, 0, 1
-            if parsed.append:
-                chunk = [s for s in used if s.interval == bucket]
-                if chunk:
-                    # APPEND: join the existing chunk's version with the next partitionNum.
-                    version = max(s.version for s in chunk)
-                    same = [s for s in chunk if s.version == version]
-                    partition = max(s.partition_num for s in same) + 1
-                    core = max(s.core_partitions for s in same)
-            out.append(self._segment(task, bucket, version, partition, core, shard, rows, t))
+        out = published_segments(task, t, self.used(task.datasource), self.handoff_delay)
         self.segments.extend(out)
         self._touch()
         return out
-
-    def _publish_compaction(self, task: FakeTask, bucket_list: list[tuple[int, int]], used: list[FakeSegment],
-                            t: float) -> list[FakeSegment]:
-        """CompactionTask: what queries read in each new bucket, rewritten as one segment of a new version
-        (which overshadows the finer input entirely); a bucket holding no data gets nothing."""
-        out: list[FakeSegment] = []
-        for bucket in bucket_list:
-            rows = sum(s.num_rows for _, group in visible_pieces(used, bucket) for s in group if not s.is_tombstone)
-            if rows > 0:
-                out.append(self._segment(task, bucket, task.version, 0, 1, "numbered", rows, t))
-        self.segments.extend(out)
-        self._touch()
-        return out
-
-    def _segment(self, task: FakeTask | None, bucket: tuple[int, int], version: str | None, partition: int,
-                 core: int, shard: str, rows: int, t: float, ds: str | None = None) -> FakeSegment:
-        parsed = task.parsed if task else None
-        return FakeSegment(
-            datasource=ds or task.datasource, interval=bucket, version=str(version), partition_num=partition,
-            core_partitions=core, shard_type=shard, num_rows=rows,
-            size=1 if shard == "tombstone" else 1000 + 100 * rows,  # tombstone size 1 (RECORDED.md §6)
-            dimensions=[] if shard == "tombstone" or not parsed else parsed.dimensions,
-            metrics=[] if shard == "tombstone" or not parsed else parsed.metrics,
-            partition_dimensions=parsed.partition_dimensions if parsed else [],
-            published_at=t, ready_at=t + self.handoff_delay, task_id=task.id if task else None)
 
     def preload(self, ds: str, interval: tuple[int, int], version: str, partitions: int) -> list[FakeSegment]:
         with self.lock:
             t = self.now()
-            segs = [self._segment(None, interval, version, p, partitions, "numbered", 1, t, ds=ds)
+            segs = [new_segment(None, interval, version, p, partitions, "numbered", 1, t, self.handoff_delay, ds=ds)
                     for p in range(partitions)]
             for seg in segs:
                 seg.published_at = seg.ready_at = t - self.coordinator_period  # already in every snapshot
