@@ -164,7 +164,8 @@ class DruidIngestComponent(_DruidComponentBase):
             spec=spec, partitions_def=self.partitions.build(), input_locations=self.input_locations,
             datasource=self.datasource, translator=self.translator(), idempotency_key=self.idempotency_key,
             pool=self.pool, resource_key=self.connection.resource_key, options=self.wait.options(),
-            deps=self._deps(), allow_unaligned=self.allow_unaligned, preflight=self.preflight)
+            deps=self._deps(), allow_unaligned=self.allow_unaligned, preflight=self.preflight,
+            partitions_field="partitions")
         return self._defs(decorate(self.execute))
 
 
@@ -186,5 +187,6 @@ class DruidMsqIngestComponent(_DruidComponentBase):
             sql=Path(context.path / self.sql), partitions_def=self.partitions.build(), datasource=self.datasource,
             query_context=self.query_context, variables=self.variables, translator=self.translator(),
             idempotency_key=self.idempotency_key, allow_overwrite_all=self.allow_overwrite_all, pool=self.pool,
-            resource_key=self.connection.resource_key, options=self.wait.options(), deps=self._deps())
+            resource_key=self.connection.resource_key, options=self.wait.options(), deps=self._deps(),
+            partitions_field="partitions")
         return self._defs(decorate(self.execute))

@@ -95,14 +95,16 @@ def druid_assets(
     retry_policy: dg.RetryPolicy | None = None,
     allow_unaligned: bool = False,
     preflight: Preflight = "fail",
+    partitions_field: str = "partitions_def",
 ) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
     """A native-spec Druid asset over ``partitions_def`` (hourly, daily, weekly, monthly, cron; any zone whose
-    windows fit the spec's segmentGranularity). Arguments as :func:`~.assets.druid_daily_asset`."""
+    windows fit the spec's segmentGranularity). Arguments as :func:`~.assets.druid_daily_asset`;
+    ``partitions_field`` is the name an alignment refusal gives the partitions (the Component's ``partitions``)."""
     template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key,
                             allow_unaligned=allow_unaligned, preflight=check_preflight(preflight))
     return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key,
                   options=options or WaitOptions(), translator=translator, deps=deps, retry_policy=retry_policy,
-                  field="partitions_def")
+                  field=partitions_field)
 
 
 def druid_msq_assets(
@@ -121,13 +123,14 @@ def druid_msq_assets(
     options: WaitOptions | None = None,
     deps: Sequence[Any] = (),
     retry_policy: dg.RetryPolicy | None = None,
+    partitions_field: str = "partitions_def",
 ) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
     """An MSQ Druid asset: ``sql`` (text or a ``Path``) is rendered per partition by the core (docs/msq.md)."""
     wait = options or WaitOptions()
     template = MsqTemplate(sql, datasource, dict(query_context or {}), dict(variables or {}), idempotency_key,
                            allow_overwrite_all, wait.allow_empty)
     return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key, options=wait,
-                  translator=translator, deps=deps, retry_policy=retry_policy, field="partitions_def")
+                  translator=translator, deps=deps, retry_policy=retry_policy, field=partitions_field)
 
 
 def druid_handoff_check(assets_def: dg.AssetsDefinition, options: WaitOptions | None = None,
