@@ -158,3 +158,22 @@ def test_an_msq_statement_not_on_its_partitioned_by_buckets_is_refused(tmp_path,
     text = chain(info.value)
     assert "partitions: partition 2026-11-01-00:00" in text and "sql.PARTITIONED BY" in text
     assert "daily, weekly, weekly (day_offset: 1, Mondays), monthly in UTC" in text
+
+
+def test_translation_in_yaml_sees_the_props_as_data(tmp_path, monkeypatch) -> None:
+    where = project(tmp_path, "dgc_translation", {"events": f"""
+        type: dagster_druid_ingest.DruidIngestComponent
+        attributes:
+          connection: {{url_env: DRUID_URL}}
+          spec: {SPEC}
+          datasource: dgc_tr
+          partitions: {{type: daily, start_date: "2026-11-01"}}
+          translation:
+            key: "raw/{{{{ data.datasource }}}}_{{{{ data.flavour }}}}"
+            group_name: druid
+        """})
+    defs = load(where, monkeypatch)
+    asset = defs.resolve_assets_def(dg.AssetKey(["raw", "dgc_tr_native"]))
+    assert asset.specs_by_key[asset.key].group_name == "druid"
+    (check,) = defs.asset_checks or []
+    assert {k.asset_key for k in check.check_keys} == {dg.AssetKey(["raw", "dgc_tr_native"])}
