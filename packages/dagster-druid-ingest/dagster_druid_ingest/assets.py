@@ -20,12 +20,12 @@ from druid_ingest.planning import IngestionPlan, Preflight, TemplateSource, chec
 from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
 from dagster_druid_ingest.failures import as_failures, failure_of, task_failure
 from dagster_druid_ingest.metadata import handoff_metadata, submit_metadata, target_metadata, task_metadata
-from dagster_druid_ingest.partitions import PartitionWindow, SpecTemplate, daily_partitions
+from dagster_druid_ingest.partitions import PartitionWindow, SpecTemplate, Template, daily_partitions
 from dagster_druid_ingest.resource import DruidResource
 from dagster_druid_ingest.run_config import DruidRunConfig, idempotency_key_of
 from dagster_druid_ingest.steps import WaitOptions, check_capacity, first_look, submit, watch_task
 
-__all__ = ["DEFAULT_POOL", "DruidDailyAsset", "druid_daily_asset"]
+__all__ = ["DEFAULT_POOL", "DruidDailyAsset", "druid_daily_asset", "materialize_partition"]
 
 #: the concurrency pool of every ingesting step unless told otherwise (size it: ``pools.py``)
 DEFAULT_POOL = "druid_ingest"
@@ -51,8 +51,8 @@ class DruidDailyAsset:
         return self.template.plan_day(partition_key, idempotency_key)
 
 
-def _materialize(context: dg.AssetExecutionContext, config: DruidRunConfig, druid: DruidResource,
-                 template: SpecTemplate, options: WaitOptions) -> dg.MaterializeResult[Any]:
+def materialize_partition(context: dg.AssetExecutionContext, config: DruidRunConfig, druid: DruidResource,
+                          template: Template, options: WaitOptions) -> dg.MaterializeResult[Any]:
     window = PartitionWindow.of_context(context)
     with as_failures():
         plan = template.plan(window, idempotency_key_of(config, dict(context.run.tags)))
@@ -150,7 +150,7 @@ def druid_daily_asset(
                   "druid/mode": plan.mode},
     )
     def ingest(context: dg.AssetExecutionContext, config: DruidRunConfig) -> dg.MaterializeResult[Any]:
-        return _materialize(context, config, getattr(context.resources, resource_key), template, options)
+        return materialize_partition(context, config, getattr(context.resources, resource_key), template, options)
 
     check = handoff_check(ingest.key, partitions_def, resource_key, options, pool=check_pool)
     return DruidDailyAsset(ingest, check, partitions_def, plan, pool, template)

@@ -1,24 +1,29 @@
-"""One daily partition = one Druid interval: the partitions definition and the per-partition plan.
+"""One time-window partition = one Druid interval: the partitions definitions and the per-partition plan.
 
-Partitions are UTC days by default: Druid's DAY segments are UTC days, and a local-time day (23, 24 or 25 hours
-at a DST change) straddles two of them, so a replace of one local day would overwrite hours of its neighbours.
-A ``timezone`` is allowed when the spec's segmentGranularity divides the local days (HOUR) or is a period
-granularity in that zone: the core's alignment rule refuses anything else when the definitions load (the first
-partition and the first DST day are planned then) and again when each partition is planned. The per-partition
-values are handed to the core's ``build_plan`` (which injects and validates them): the interval, the input
-locations (``str.format`` templates), and the same values as Jinja variables for text templates.
+Any ``TimeWindowPartitionsDefinition`` works (hourly, daily, weekly, monthly, a cron schedule, in any time zone):
+a partition's window becomes the plan's interval. Whether the windows fit the spec's ``segmentGranularity`` (a
+replace overwrites whole buckets: a local day straddles two UTC DAY buckets) is the core's alignment rule, run
+by ``build_plan`` on sample windows when the definitions load (``alignment.py``) and again when each partition is
+planned. The per-partition values are handed to the core's ``build_plan`` (which injects and validates them): the
+interval, the input locations (``str.format`` templates), and the same values as Jinja variables for text
+templates.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import dagster as dg
-from druid_ingest.planning import IngestionPlan, Preflight, TemplateSource, build_plan
+from druid_ingest.planning import IngestionPlan, MsqPlan, Preflight, TemplateSource, build_plan
+from druid_ingest.wire import SpecProblem, SpecValidationError
 
-__all__ = ["PartitionWindow", "SpecTemplate", "daily_partitions", "druid_interval", "probe_days"]
+__all__ = ["PartitionWindow", "SpecTemplate", "Template", "daily_partitions", "druid_interval", "probe_days",
+           "time_partitions"]
+
+#: the cadences :func:`time_partitions` builds (a Dagster ``TimeWindowPartitionsDefinition`` each)
+CADENCES = ("hourly", "daily", "weekly", "monthly", "cron")
 
 
 def daily_partitions(start_date: str | datetime, end_date: str | datetime | None = None,
@@ -26,6 +31,34 @@ def daily_partitions(start_date: str | datetime, end_date: str | datetime | None
     """Daily partitions (UTC days unless ``timezone`` says otherwise), keys ``YYYY-MM-DD``."""
     return dg.DailyPartitionsDefinition(start_date=start_date, end_date=end_date, timezone=timezone,
                                         end_offset=end_offset)
+
+
+def time_partitions(cadence: str, start_date: str | datetime, *, end_date: str | datetime | None = None,
+                    timezone: str = "UTC", minute_offset: int = 0, hour_offset: int = 0, day_offset: int = 0,
+                    end_offset: int = 0, cron_schedule: str | None = None,
+                    fmt: str | None = None) -> dg.TimeWindowPartitionsDefinition:
+    """The Dagster partitions definition of a cadence (what a Component's ``partitions:`` block names).
+
+    ``day_offset`` is the weekday of weekly partitions (0 = Sunday, Dagster's default; 1 = Monday, Druid's WEEK)
+    or the day of the month of monthly ones (default 1); ``cron`` takes ``cron_schedule`` and ``fmt``."""
+    common: dict[str, Any] = {"start_date": start_date, "end_date": end_date, "timezone": timezone,
+                              "end_offset": end_offset, "minute_offset": minute_offset}
+    if cadence == "hourly":
+        return dg.HourlyPartitionsDefinition(**common)
+    if cadence == "daily":
+        return dg.DailyPartitionsDefinition(**common, hour_offset=hour_offset)
+    if cadence == "weekly":
+        return dg.WeeklyPartitionsDefinition(**common, hour_offset=hour_offset, day_offset=day_offset)
+    if cadence == "monthly":
+        return dg.MonthlyPartitionsDefinition(**common, hour_offset=hour_offset, day_offset=day_offset or 1)
+    if cadence == "cron" and cron_schedule and fmt:
+        return dg.TimeWindowPartitionsDefinition(start=start_date, end=end_date, timezone=timezone, fmt=fmt,
+                                                 cron_schedule=cron_schedule, end_offset=end_offset)
+    raise SpecValidationError([SpecProblem(
+        "partitions.type", "is not a time-window cadence this package builds" if cadence != "cron" else
+        "a cron cadence needs cron_schedule and fmt", value=cadence,
+        valid=f"one of {', '.join(CADENCES)} (cron with cron_schedule and fmt, e.g. '0 */6 * * *' and "
+              "'%Y-%m-%d-%H:%M')")])
 
 
 def probe_days(first_key: str, zone: str) -> list[str]:
@@ -68,6 +101,12 @@ class PartitionWindow:
         return cls(key, start.astimezone(timezone.utc), end.astimezone(timezone.utc))
 
     @classmethod
+    def of_key(cls, partitions_def: dg.TimeWindowPartitionsDefinition, key: str) -> "PartitionWindow":
+        """Partition ``key``'s window, as Dagster computes it (local clock, DST included)."""
+        window = partitions_def.time_window_for_partition_key(key)
+        return cls(key, window.start.astimezone(timezone.utc), window.end.astimezone(timezone.utc))
+
+    @classmethod
     def of_context(cls, context: dg.AssetExecutionContext | dg.OpExecutionContext) -> "PartitionWindow":
         window = context.partition_time_window
         return cls(context.partition_key, window.start, window.end)
@@ -81,6 +120,15 @@ class PartitionWindow:
         ``{end}``, ``{interval}`` (``start``/``end`` are UTC datetimes, so format specs work)."""
         return {"partition_key": self.key, "start": self.start.astimezone(timezone.utc),
                 "end": self.end.astimezone(timezone.utc), "interval": self.interval}
+
+
+class Template(Protocol):
+    """What turns a partition window into a plan: a native spec template or an MSQ statement (``msq.py``)."""
+
+    def plan(self, window: PartitionWindow, idempotency_key: str | None = None) -> IngestionPlan | MsqPlan: ...
+
+    def loosened(self) -> "Template | None":
+        """The same template with the alignment refusal turned into a warning (None: no such opt-in)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +156,9 @@ class SpecTemplate:
             variables=jinja, idempotency_key=idempotency_key or self.idempotency_key,
             allow_unaligned=self.allow_unaligned, preflight=self.preflight,
         )
+
+    def loosened(self) -> "SpecTemplate":
+        return replace(self, allow_unaligned=True)
 
     def plan_day(self, key: str, idempotency_key: str | None = None) -> IngestionPlan:
         """The plan of partition ``key`` (a day in :attr:`timezone`)."""

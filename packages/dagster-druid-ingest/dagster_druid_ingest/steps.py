@@ -26,7 +26,7 @@ from druid_ingest.ops import (
     shutdown_task,
     submit_lines,
 )
-from druid_ingest.planning import IngestionPlan
+from druid_ingest.planning import IngestionPlan, MsqPlan
 
 if TYPE_CHECKING:
     from druid_ingest.clients import DruidClient
@@ -58,7 +58,7 @@ class WaitOptions:
         check_on_never(self.on_never)
 
 
-def check_capacity(client: DruidClient, plan: IngestionPlan, log: Log) -> None:
+def check_capacity(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log) -> None:
     """The core's capacity verdict (``capacity_verdict``): ``error`` fails the step without retry."""
     verdict = capacity_verdict(plan.peak_slots, client.capacity)
     if verdict is None:
@@ -73,7 +73,8 @@ def _say(log: Log, line: StepLine) -> None:
     (log.warning if line[0] != "info" else log.info)(line[1])
 
 
-def submit(client: DruidClient, plan: IngestionPlan, log: Log, *, allow_empty: bool = False) -> SubmitOutcome:
+def submit(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log, *,
+           allow_empty: bool = False) -> SubmitOutcome:
     """Adopt the live or succeeded task for this work, or submit the next attempt; log which. A new submit of a
     ``dropExisting`` replace probes its input first (unless ``allow_empty``): DruidEmptyInputError, nothing sent,
     when the sampler reads no row; the probe's line is logged (a warning when it was skipped)."""
@@ -124,7 +125,8 @@ def watch_task(client: DruidClient, druid: DruidResource, task_id: str, options:
     return task
 
 
-def first_look(client: DruidClient, plan: IngestionPlan, task: TaskOutcome) -> tuple[HandoffTarget, HandoffResult]:
+def first_look(client: DruidClient, plan: IngestionPlan | MsqPlan,
+               task: TaskOutcome) -> tuple[HandoffTarget, HandoffResult]:
     """Fix the handoff target of a SUCCESS task (with the lock ceiling its wait saw) and look at the gate once."""
     target = client.handoff_target(task.task_id, plan.datasource, list(plan.intervals), plan.append,
                                    task.version_ceiling)
