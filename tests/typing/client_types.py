@@ -12,14 +12,13 @@ from druid_ingest.api._models import (
     ClusterCapacity,
     HandoffResult,
     HandoffTarget,
-    IngestResult,
-    SubmitOutcome,
     TaskStatus,
 )
 from druid_ingest.api._report_summary import ReportSummary
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+from druid_ingest.ops._results import IngestResult, SubmitOutcome
 from druid_ingest.wire._config import ClusterConfig
 from typing_extensions import assert_type
 
