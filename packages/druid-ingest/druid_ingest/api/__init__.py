@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from ._report_summary import ReportSummary
     from ._reports import bounded, parse_report, task_failed_error
+    from ._sql_endpoints import SqlResult
 
 #: where each public name lives
 _WHERE = {
@@ -39,6 +40,7 @@ _WHERE = {
     "ReportSummary": "_report_summary",
     "SUCCESS": "_models",
     "Segment": "_models",
+    "SqlResult": "_sql_endpoints",
     "SubmitOutcome": "_models",
     "TaskStatus": "_models",
     "bounded": "_reports",
@@ -66,6 +68,7 @@ __all__ = [
     "InputSample",
     "ReportSummary",
     "Segment",
+    "SqlResult",
     "SubmitOutcome",
     "TaskStatus",
     "bounded",
