@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.registry import class_paths, modules
+from airflow_provider_druid_ingest.registry import CONNECTION_HOOK, REGISTRY, class_paths, modules
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -64,7 +64,7 @@ def get_provider_info() -> dict[str, Any]:
         "connection-types": [
             {
                 "connection-type": "druid_cluster",
-                "hook-class-name": class_paths("hooks")[0],
+                "hook-class-name": f"{REGISTRY['hooks'][CONNECTION_HOOK]}.{CONNECTION_HOOK}",
                 "hook-name": "Druid cluster (native batch ingestion)",
                 "ui-field-behaviour": {
                     "hidden-fields": [],
