@@ -113,6 +113,12 @@ def get_provider_info() -> dict[str, Any]:
                         "Comma-separated host:port that may receive credentials on Overlord/Coordinator leader "
                         "redirects.",
                     ),
+                    "context": {
+                        "label": "Druid SQL query context",
+                        "description": "JSON object sent as the query context of every common.sql statement "
+                        '(e.g. {"timeout": 60000, "priority": 10}); hook_params={"context": ...} overrides keys.',
+                        "schema": {"type": ["object", "null"]},
+                    },
                 },
             }
         ],
