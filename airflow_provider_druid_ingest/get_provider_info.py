@@ -126,5 +126,8 @@ def get_provider_info() -> dict[str, Any]:
         # Airflow 3 normalises an Asset URI through the handler registered for its scheme (ours rejects a
         # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
         # for a scheme nobody registered.
-        "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri"}],
+        # The factory and the OpenLineage converter serve hook-level lineage (common/asset_lineage.py).
+        "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri",
+                        "factory": f"{PACKAGE}.common.asset_lineage.create_asset",
+                        "to_openlineage_converter": f"{PACKAGE}.common.asset_lineage.convert_asset_to_openlineage"}],
     }

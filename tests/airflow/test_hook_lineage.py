@@ -100,3 +100,19 @@ def test_system_tables_are_not_datasources():
     assert sql_datasources("SELECT * FROM sys.segments JOIN INFORMATION_SCHEMA.COLUMNS ON 1=1") == []
     assert sql_datasources("SELECT 1") == []
     assert sql_datasources("not sql at all (") == []
+
+
+def test_the_druid_scheme_has_a_factory_and_an_openlineage_converter_named_like_the_facets(druid_conn, collector):
+    from airflow.providers.openlineage.utils.utils import translate_airflow_asset
+    from airflow.sdk.providers_manager_runtime import ProvidersManagerTaskRuntime
+    from druid_ingest.planning import druid_dataset
+
+    pm = ProvidersManagerTaskRuntime()
+    assert "druid" in pm.asset_factories and "druid" in pm.asset_to_openlineage_converters
+    asset = collector.create_asset(scheme="druid", asset_kwargs={"conn_id": "druid_cluster_default",
+                                                                  "datasource": "events_web"})
+    assert asset.uri == "druid://druid_cluster_default/events_web"
+    want = druid_dataset(druid_conn.url, "events_web")
+    for context in (DruidHook(), None):  # from the reporting hook, else from the connection the URI names
+        dataset = translate_airflow_asset(asset, context)
+        assert (dataset.namespace, dataset.name) == (want.namespace, want.name)
