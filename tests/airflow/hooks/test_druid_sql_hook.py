@@ -56,7 +56,8 @@ def test_check_operator_fails_on_a_false_row(druid_conn):
 
 def test_query_context_from_the_extra_and_the_hook_params(fake, monkeypatch):
     monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT",
-                       conn_json(fake.url, context={"priority": 3, "timeout": 1000}))
+                       conn_json(fake.url, context={"priority": 3, "timeout": 1000}, verify=True, read_timeout=30,
+                                 trusted_hosts="a:1"))  # every extra becomes a hook kwarg in common.sql
     op = SQLExecuteQueryOperator(task_id="q", conn_id="druid_cluster_default", sql="SELECT 1 AS one",
                                  hook_params={"context": {"timeout": 5000, "sqlTimeZone": "Europe/Berlin"}})
     assert op.execute({}) == [(1,)]
