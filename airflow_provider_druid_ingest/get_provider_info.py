@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.registry import class_paths, modules
+from airflow_provider_druid_ingest.registry import CONNECTION_HOOK, REGISTRY, class_paths, modules
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -64,7 +64,7 @@ def get_provider_info() -> dict[str, Any]:
         "connection-types": [
             {
                 "connection-type": "druid_cluster",
-                "hook-class-name": class_paths("hooks")[0],
+                "hook-class-name": f"{REGISTRY['hooks'][CONNECTION_HOOK]}.{CONNECTION_HOOK}",
                 "hook-name": "Druid cluster (native batch ingestion)",
                 "ui-field-behaviour": {
                     "hidden-fields": [],
@@ -113,6 +113,12 @@ def get_provider_info() -> dict[str, Any]:
                         "Comma-separated host:port that may receive credentials on Overlord/Coordinator leader "
                         "redirects.",
                     ),
+                    "context": {
+                        "label": "Druid SQL query context",
+                        "description": "JSON object sent as the query context of every common.sql statement "
+                        '(e.g. {"timeout": 60000, "priority": 10}); hook_params={"context": ...} overrides keys.',
+                        "schema": {"type": ["object", "null"]},
+                    },
                 },
             }
         ],
@@ -120,5 +126,8 @@ def get_provider_info() -> dict[str, Any]:
         # Airflow 3 normalises an Asset URI through the handler registered for its scheme (ours rejects a
         # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
         # for a scheme nobody registered.
-        "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri"}],
+        # The factory and the OpenLineage converter serve hook-level lineage (common/asset_lineage.py).
+        "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri",
+                        "factory": f"{PACKAGE}.common.asset_lineage.create_asset",
+                        "to_openlineage_converter": f"{PACKAGE}.common.asset_lineage.convert_asset_to_openlineage"}],
     }

@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BASES", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
+__all__ = ["BASES", "CONNECTION_HOOK", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
 
 _P = "airflow_provider_druid_ingest"
 
@@ -31,9 +31,13 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidHandoffTrigger": f"{_P}.triggers.handoff",
         "DruidIngestionTrigger": f"{_P}.triggers.ingestion",
     },
-    "hooks": {"DruidHook": f"{_P}.hooks.druid"},
+    "hooks": {"DruidHook": f"{_P}.hooks.druid", "DruidSqlHook": f"{_P}.hooks.druid_sql"},
     "links": {"DruidTaskLink": f"{_P}.links"},
 }
+
+#: the hook Airflow builds for a ``druid_cluster`` connection (``conn.get_hook()``: common.sql's operators, the
+#: UI's Test button): the DbApiHook subclass of DruidHook, so common.sql accepts the connection
+CONNECTION_HOOK = "DruidSqlHook"
 
 #: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
 BASES = frozenset({"DruidSpecOperator", "DruidWaitTrigger"})

@@ -1,4 +1,4 @@
-"""Airflow hooks: :class:`DruidHook` (connection type ``druid_cluster``).
+"""Airflow hooks: :class:`DruidHook` and :class:`DruidSqlHook` (the ``druid_cluster`` connection's, for common.sql).
 
 Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
 does not import the others.
@@ -12,8 +12,9 @@ from airflow_provider_druid_ingest.registry import lazy_getattr
 
 if TYPE_CHECKING:
     from airflow_provider_druid_ingest.hooks.druid import DruidHook
+    from airflow_provider_druid_ingest.hooks.druid_sql import DruidSqlHook
 
 __getattr__ = lazy_getattr("hooks")
 
 # a literal for type checkers; tests/airflow/test_registration.py holds it to the table
-__all__ = ["DruidHook"]
+__all__ = ["DruidHook", "DruidSqlHook"]

@@ -21,6 +21,8 @@ from druid_ingest.wire import ClusterConfig, DruidError
 if TYPE_CHECKING:
     from airflow.sdk import Connection
     from druid_ingest.clients import AsyncDruidClient, DruidClient
+    from druid_ingest.ops import SubmitOutcome
+    from druid_ingest.planning import IngestionPlan, MsqPlan
     from druid_ingest.wire import RetryPolicy
 
 __all__ = ["CONN_TYPE", "TLS_PORTS", "DruidHook", "base_url_from", "config_from_connection"]
@@ -165,9 +167,26 @@ class DruidHook(BaseHook):
         return self.get_config().console_task_url(druid_task_id)
 
     def sql(self, query: str, parameters: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-        """Run Druid SQL on the Broker and return the rows as dicts."""
+        """Run Druid SQL on the Broker and return the rows as dicts (reported to hook lineage: the datasources
+        it reads as input assets, and common.sql's ``sql_job`` extra)."""
+        from airflow_provider_druid_ingest.common.hook_lineage import report_sql
+
         with self.get_client() as client:
-            return client.sql(query, parameters)
+            rows = client.sql(query, parameters)
+        report_sql(self, self.druid_conn_id, query, parameters=parameters, row_count=len(rows), job_extra=True)
+        return rows
+
+    def ensure_submitted(
+        self, client: DruidClient, plan: IngestionPlan | MsqPlan, *, allow_empty: bool = False
+    ) -> SubmitOutcome:
+        """``client.ensure_submitted`` (adopt the live/succeeded task for this work, or submit the next attempt),
+        reported to hook lineage: the datasource as output asset, the spec's input source as input assets."""
+        from airflow_provider_druid_ingest.common.hook_lineage import report_submit
+
+        outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
+        report_submit(self, self.druid_conn_id, plan.datasource, getattr(plan, "spec", None),
+                      client.config.base_url("broker"))
+        return outcome
 
     # ---- UI "Test" button ---------------------------------------------------------------------
 

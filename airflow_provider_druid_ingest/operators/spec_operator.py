@@ -175,7 +175,7 @@ class DruidSpecOperator(BaseOperator):
 
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
-        outcome = client.ensure_submitted(plan, allow_empty=self.allow_empty)
+        outcome = self.hook.ensure_submitted(client, plan, allow_empty=self.allow_empty)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
         from druid_ingest.ops import submit_lines
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import tempfile
 import time
 
@@ -76,9 +77,61 @@ def test_example_dags_import_cleanly():
 
     bag = DagBag(dag_folder=str(REPO / "dags"))
     assert bag.import_errors == {}
-    assert {"example_druid_daily", "example_druid_split"} <= set(bag.dag_ids)
+    assert {"example_druid_daily", "example_druid_split", "example_druid_check"} <= set(bag.dag_ids)
     ingest = bag.dags["example_druid_daily"].get_task("ingest_events_web")
     assert ingest.pool == "druid_ingest" and ingest.pool_slots == 3  # supervisor + 2 subtasks
+    check = bag.dags["example_druid_check"].get_task("check_row_count")
+    assert check.upstream_task_ids == {"ingest_events_web", "count_source_rows"}  # after the handoff gate
+
+
+def serve_sql_table(fake, names: list[str], rows: list[list]) -> None:
+    """The array answer with its three header rows, as DruidSqlHook asks for it."""
+    body = [names, ["LONG"] * len(names), ["BIGINT"] * len(names), *rows]
+    fake.add_fault(Fault(method="POST", path=r"/druid/v2/sql$", kind="status", status=200, body=json.dumps(body),
+                         content_type="application/json", times=None))
+
+
+def check_dag(tmp_path, rows: int):
+    """example_druid_check on a datasource and an input root of the test's own, ``rows`` source lines."""
+    import importlib.util
+
+    day = tmp_path / "2026-11-01"
+    day.mkdir()
+    (day / "events.json").write_text("".join(f'{{"event_ts": "2026-11-01T00:00:{i % 60:02d}Z"}}\n'
+                                             for i in range(rows)))
+    module_spec = importlib.util.spec_from_file_location("example_druid_check",
+                                                         REPO / "dags" / "example_druid_check.py")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    dag = module.build_check_dag(dag_id=f"test_druid_check_{rows}", datasource="checked_ds", root=str(tmp_path))
+    for task in dag.tasks:
+        task.retries = 0
+        if hasattr(task, "poll_interval"):
+            task.poll_interval, task.max_poll_interval = 0.1, 0.3
+    return dag
+
+
+def test_check_dag_green_when_druids_count_is_the_sources(druid_conn, tmp_path):
+    serve_sql_table(druid_conn, ["druid_rows"], [[40]])
+    dr = run_dag(check_dag(tmp_path, 40))
+    assert dr.state == "success", ti_states(dr)
+    sql = [r.json for r in druid_conn.requests if r.path == "/druid/v2/sql"]
+    assert len(sql) == 1 and '"checked_ds"' in sql[0]["query"]
+    assert "__time >= TIMESTAMP '2026-11-01 00:00:00' AND __time < TIMESTAMP '2026-11-02 00:00:00'" in sql[0]["query"]
+    handoff = [r for r in druid_conn.requests if "/metadata/datasources/checked_ds/segments" in r.path]
+    assert handoff and handoff[0].time < druid_conn.requests_matching("POST", "/druid/v2/sql")[0].time
+
+
+def test_check_dag_red_with_both_numbers_when_they_differ(druid_conn, tmp_path, capsys):
+    serve_sql_table(druid_conn, ["druid_rows"], [[31]])
+    dr = run_dag(check_dag(tmp_path, 40))
+    assert dr.state == "failed"
+    assert ti_states(dr) == {"ingest_events_web": "success", "count_source_rows": "success",
+                             "check_row_count": "failed"}
+    out = capsys.readouterr()
+    printed = out.out + out.err
+    both = r"AirflowFailException: Test failed.\nPass value:40\.0\n(?:.*\n){3}Results:\n\(31,\)"
+    assert re.search(both, printed), printed[-3000:]
 
 
 class ManualClock:

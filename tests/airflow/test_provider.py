@@ -25,7 +25,7 @@ def test_providers_manager_sees_hook_form_trigger_and_link():
     pm = ProvidersManager()
     assert PACKAGE in pm.providers
     hook = pm.hooks["druid_cluster"]
-    assert hook.hook_class_name == "airflow_provider_druid_ingest.hooks.druid.DruidHook"
+    assert hook.hook_class_name == "airflow_provider_druid_ingest.hooks.druid_sql.DruidSqlHook"
     assert hook.connection_id_attribute_name == "druid_conn_id" and hook.connection_testable
     widgets = {k for k in pm.connection_form_widgets if k.startswith("extra__druid_cluster__")}
     assert {f"extra__druid_cluster__{f}" for f in ("verify", "ca_bundle", "broker_url", "console_url")} <= widgets

@@ -15,6 +15,7 @@ from druid_ingest.api._models import (
     TaskStatus,
 )
 from druid_ingest.api._report_summary import ReportSummary
+from druid_ingest.api._sql_endpoints import SqlResult
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
@@ -30,6 +31,7 @@ def sync_calls(client: DruidClient, target: HandoffTarget, spec: dict[str, Any])
     assert_type(client.report_summary("x"), ReportSummary | None)
     assert_type(client.capacity(), ClusterCapacity)
     assert_type(client.sql("SELECT 1"), list[dict[str, Any]])
+    assert_type(client.sql_table("SELECT 1", None, {"priority": 1}), SqlResult)
     assert_type(client.ensure_submitted(spec), SubmitOutcome)
     assert_type(client.ingest(spec), IngestResult)
     assert_type(client.wait_for_task("x", 10), TaskStatus)
@@ -41,6 +43,7 @@ def sync_calls(client: DruidClient, target: HandoffTarget, spec: dict[str, Any])
 
 async def async_calls(client: AsyncDruidClient, target: HandoffTarget, spec: dict[str, Any]) -> None:
     assert_type(await client.status("x"), TaskStatus)
+    assert_type(await client.sql_table("SELECT 1"), SqlResult)
     assert_type(await client.ensure_submitted(spec), SubmitOutcome)
     assert_type(await client.wait_for_handoff(target, 10), HandoffResult)
     assert_type(await client.watch_task("x", 10), TaskOutcome)

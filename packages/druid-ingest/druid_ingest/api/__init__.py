@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from ._report_summary import ReportSummary
     from ._reports import bounded, parse_report, task_failed_error
+    from ._sql_endpoints import SqlResult
 
 #: where each public name lives
 _WHERE = {
@@ -34,6 +35,7 @@ _WHERE = {
     "ReportSummary": "_report_summary",
     "SUCCESS": "_models",
     "Segment": "_models",
+    "SqlResult": "_sql_endpoints",
     "TaskStatus": "_models",
     "bounded": "_reports",
     "parse_report": "_reports",
@@ -58,6 +60,7 @@ __all__ = [
     "InputSample",
     "ReportSummary",
     "Segment",
+    "SqlResult",
     "TaskStatus",
     "bounded",
     "parse_report",

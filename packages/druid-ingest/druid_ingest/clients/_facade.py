@@ -15,8 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, overload
 
-from druid_ingest.api import ClusterCapacity, ReportSummary, TaskStatus
+from druid_ingest.api import ClusterCapacity, ReportSummary, SqlResult, TaskStatus
 from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import _sql_endpoints as sql_ep
 from druid_ingest.ops import WaitMemory
 from druid_ingest.ops import _operations as ops
 from druid_ingest.wire import ClusterConfig, Operation, ProgressSink, RetryPolicy, call
@@ -189,3 +190,19 @@ class EndpointCalls(ClientBase[Mode]):
     def sql(self, query: str, parameters: list[dict[str, Any]] | None = None) -> Any:
         """Druid SQL on the Broker; rows as dicts."""
         return self._run(call(ep.sql(query, parameters), ep.parse_sql))
+
+    @overload
+    def sql_table(
+        self: EndpointCalls[SyncMode], query: str, parameters: list[dict[str, Any]] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> SqlResult: ...
+    @overload
+    def sql_table(
+        self: EndpointCalls[AsyncMode], query: str, parameters: list[dict[str, Any]] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> Awaitable[SqlResult]: ...
+    def sql_table(
+        self, query: str, parameters: list[dict[str, Any]] | None = None, context: dict[str, Any] | None = None
+    ) -> Any:
+        """Druid SQL on the Broker with the query ``context``; rows as lists with column names and types."""
+        return self._run(call(sql_ep.sql_query(query, parameters, context), sql_ep.parse_sql_result))

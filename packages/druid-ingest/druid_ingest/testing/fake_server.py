@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from druid_ingest.testing import fake_broker, fake_coordinator, fake_msq, fake_overlord, fake_sampler
+from druid_ingest.testing import fake_broker, fake_coordinator, fake_msq, fake_overlord, fake_sampler, fake_sql
 from druid_ingest.testing.fake_faults import Fault, FaultList, apply
 from druid_ingest.testing.fake_http import (
     UNSECURED,
@@ -43,7 +43,7 @@ _log = logging.getLogger(__name__)
 _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
     (method, re.compile(pattern + "$"), handler)
     for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES, *fake_broker.ROUTES,
-                                      *fake_msq.ROUTES, *fake_sampler.ROUTES]
+                                      *fake_msq.ROUTES, *fake_sampler.ROUTES, *fake_sql.ROUTES]
 ]
 
 
