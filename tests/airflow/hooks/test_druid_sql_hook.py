@@ -104,7 +104,7 @@ def test_get_df_without_pandas_or_polars_says_what_to_install(druid_conn, monkey
 
 
 def test_get_df_pandas_keeps_names_order_and_values(druid_conn):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = DruidSqlHook().get_df("SELECT ? AS country, 3 AS n, NULL AS z", ["DE"])
     assert list(df.columns) == ["country", "n", "z"]
     assert df.to_dict("records") == [{"country": "DE", "n": 3, "z": None}]
@@ -112,7 +112,7 @@ def test_get_df_pandas_keeps_names_order_and_values(druid_conn):
 
 
 def test_get_df_polars(druid_conn):
-    pl = pytest.importorskip("polars")
+    import polars as pl
     df = DruidSqlHook().get_df("SELECT ? AS country, 3 AS n", ["DE"], df_type="polars")
     assert isinstance(df, pl.DataFrame) and df.columns == ["country", "n"] and df.rows() == [("DE", 3)]
 
