@@ -15,6 +15,7 @@ Query context: the connection's ``context`` extra (a JSON object), overridden ke
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -106,23 +107,13 @@ class DruidSqlHook(DruidHook, DbApiHook):
 
     def _get_pandas_df(self, sql: Any, parameters: Any = None, **kwargs: Any) -> Any:
         """A pandas DataFrame built from the cursor (pandas' ``read_sql`` wants SQLAlchemy for non-sqlite)."""
-        try:
-            import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-        except ImportError:
-            raise AirflowOptionalProviderFeatureException(
-                "get_df(df_type='pandas') needs pandas, which is not installed: pip install pandas "
-                "(or df_type='polars' with polars installed)") from None
+        pd = _frame_library("pandas", "polars")
         names, rows = self._frame(sql, parameters)
         return pd.DataFrame.from_records(rows, columns=names, **kwargs)
 
     def _get_polars_df(self, sql: Any, parameters: Any = None, **kwargs: Any) -> Any:
         """A polars DataFrame built from the cursor."""
-        try:
-            import polars as pl  # type: ignore[import-untyped,import-not-found,unused-ignore]
-        except ImportError:
-            raise AirflowOptionalProviderFeatureException(
-                "get_df(df_type='polars') needs polars, which is not installed: pip install polars "
-                "(or df_type='pandas' with pandas installed)") from None
+        pl = _frame_library("polars", "pandas")
         names, rows = self._frame(sql, parameters)
         return pl.DataFrame(rows, schema=names, orient="row", **kwargs)
 
@@ -143,3 +134,13 @@ class DruidSqlHook(DruidHook, DbApiHook):
         except DruidError as exc:
             return ok, f"{message}; note: Druid SQL (SELECT 1) failed: {exc}"
         return ok, f"{message}; Druid SQL answers"
+
+
+def _frame_library(name: str, other: str) -> Any:
+    """The DataFrame library ``get_df(df_type=name)`` needs, or the error saying what to install (before any query)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise AirflowOptionalProviderFeatureException(
+            f"get_df(df_type={name!r}) needs {name}, which is not installed: pip install {name} "
+            f"(or df_type={other!r} with {other} installed)") from None
