@@ -17,47 +17,21 @@ from druid_ingest.planning.spec import (
 )
 from druid_ingest.wire._errors import SpecValidationError
 
-# The example spec of the integration guide this package implements (S3 input, range partitioning), by hand.
-GUIDE_SPEC: dict[str, Any] = {
-    "type": "index_parallel",
-    "spec": {
-        "dataSchema": {
-            "dataSource": "events_web",
-            "timestampSpec": {"column": "event_ts", "format": "iso"},
-            "dimensionsSpec": {"dimensions": ["country", "device", {"name": "page_id", "type": "long"}]},
-            "metricsSpec": [
-                {"type": "count", "name": "rows"},
-                {"type": "longSum", "name": "bytes", "fieldName": "resp_bytes"},
-            ],
-            "granularitySpec": {
-                "type": "uniform",
-                "segmentGranularity": "HOUR",
-                "queryGranularity": "MINUTE",
-                "rollup": True,
-                "intervals": ["2026-07-16T00:00:00Z/2026-07-17T00:00:00Z"],
-            },
-        },
-        "ioConfig": {
-            "type": "index_parallel",
-            "inputSource": {"type": "s3", "prefixes": ["s3://lake/events/web/2026-07-16/"]},
-            "inputFormat": {"type": "json"},
-            "appendToExisting": False,
-            "dropExisting": True,
-        },
-        "tuningConfig": {
-            "type": "index_parallel",
-            "maxRowsInMemory": 1000000,
-            "maxNumConcurrentSubTasks": 4,
-            "intermediatePersistPeriod": "PT10M",
-            "forceGuaranteedRollup": True,
-            "partitionsSpec": {
-                "type": "range",
-                "partitionDimensions": ["country"],
-                "targetRowsPerSegment": 5000000,
-            },
-        },
-    },
-}
+from tests.druid_ingest.sample_specs import BASE
+
+
+def _guide_spec() -> dict[str, Any]:
+    """The integration guide's example (S3 input, range partitioning, k=4): the shared spec with the guide's changes."""
+    spec = copy.deepcopy(BASE)
+    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = ["2026-07-16T00:00:00Z/2026-07-17T00:00:00Z"]
+    spec["spec"]["ioConfig"]["inputSource"] = {"type": "s3", "prefixes": ["s3://lake/events/web/2026-07-16/"]}
+    spec["spec"]["tuningConfig"].update(
+        maxRowsInMemory=1000000, maxNumConcurrentSubTasks=4, intermediatePersistPeriod="PT10M"
+    )
+    return spec
+
+
+GUIDE_SPEC: dict[str, Any] = _guide_spec()
 
 DELETE = object()
 
@@ -309,7 +283,7 @@ def test_several_problems_all_reported() -> None:
         ((("spec.tuningconfig", {}),), "spec.tuningconfig", "tuningConfig"),
     ],
 )
-def test_misspelled_keys_get_suggestions(changes: tuple, path: str, suggestion: str) -> None:
+def test_misspelled_keys_get_suggestions(changes: tuple[tuple[str, Any], ...], path: str, suggestion: str) -> None:
     problems = [p for p in find_problems(mutated(*changes)) if p.path == path]
     assert len(problems) == 1
     assert f"unknown key; did you mean {suggestion!r}?" in str(problems[0])
