@@ -16,8 +16,9 @@ neither requests nor aiohttp.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from druid_ingest._lazy import lazy_face
 
 __version__ = "0.1.0"
 
@@ -82,12 +83,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_face(__name__, _WHERE, globals())
 
 
 __all__ = [

@@ -7,8 +7,9 @@ files need); the modules behind it are private.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._models import (
@@ -43,12 +44,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_face(__name__, _WHERE, globals())
 
 
 __all__ = [

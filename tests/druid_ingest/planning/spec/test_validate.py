@@ -272,7 +272,7 @@ def test_several_problems_all_reported() -> None:
         ((("spec.tuningconfig", {}),), "spec.tuningconfig", "tuningConfig"),
     ],
 )
-def test_misspelled_keys_get_suggestions(changes: tuple, path: str, suggestion: str) -> None:
+def test_misspelled_keys_get_suggestions(changes: tuple[tuple[str, Any], ...], path: str, suggestion: str) -> None:
     problems = [p for p in find_problems(mutated(*changes)) if p.path == path]
     assert len(problems) == 1
     assert f"unknown key; did you mean {suggestion!r}?" in str(problems[0])

@@ -5,8 +5,9 @@ Pure Python (plus jinja2): no Airflow, no Dagster, no network, so every face sha
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from druid_ingest.planning.spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
@@ -23,10 +24,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    raise AttributeError(name)
+__getattr__ = lazy_face(__name__, _WHERE, globals())
 
 
 __all__ = [
