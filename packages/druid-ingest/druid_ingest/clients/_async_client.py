@@ -53,12 +53,18 @@ T = TypeVar("T")
 
 def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
     """Built when the client is built: loading certificates reads files, which must not happen on a busy loop."""
-    if not config.verify:
+    if not config.verify and not config.client_cert:
         return False
-    if config.ca_bundle:
-        return ssl.create_default_context(cafile=config.ca_bundle)
     urls = (config.url, config.overlord_url, config.coordinator_url, config.broker_url)
-    return ssl.create_default_context() if any((u or "").startswith("https:") for u in urls) else True
+    if not (config.ca_bundle or config.client_cert or any((u or "").startswith("https:") for u in urls)):
+        return True
+    context = ssl.create_default_context(cafile=config.ca_bundle if config.verify else None)
+    if not config.verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if config.client_cert:
+        context.load_cert_chain(config.client_cert, config.client_key)
+    return context
 
 
 def _os_reason(error: OSError) -> str:
@@ -84,7 +90,7 @@ class AiohttpTransport:
             timeout = aiohttp.ClientTimeout(sock_connect=cfg.connect_timeout, sock_read=cfg.read_timeout)
             self._session = aiohttp.ClientSession(
                 timeout=timeout,
-                trust_env=False,
+                trust_env=cfg.trust_env,
                 connector=aiohttp.TCPConnector(ssl=self._ssl),
             )
         return self._session
@@ -92,7 +98,7 @@ class AiohttpTransport:
     async def perform(self, hc: HttpCall) -> Response:
         headers = request_headers(hc, self.config)
         try:
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = {"proxy": self.config.proxy} if self.config.proxy else {}
             if hc.read_timeout is not None:
                 extra["timeout"] = aiohttp.ClientTimeout(
                     sock_connect=self.config.connect_timeout,
@@ -104,8 +110,9 @@ class AiohttpTransport:
             ) as resp:
                 body = await resp.read()
                 sent = "Authorization" in headers
+                scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                                elapsed=time.monotonic() - started)
+                                auth_scheme=scheme, elapsed=time.monotonic() - started)
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
             raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
         except asyncio.TimeoutError:

@@ -52,7 +52,10 @@ class RequestsTransport:
     def __init__(self, config: ClusterConfig, session: requests.Session | None = None) -> None:
         self.config = config
         self.session = session or requests.Session()
-        self.session.trust_env = False  # no ~/.netrc credentials or proxy env sneaking in
+        # no ~/.netrc credentials or proxy env sneaking in, unless the config asks for the environment
+        self.session.trust_env = config.trust_env
+        if config.proxy:
+            self.session.proxies = {"http": config.proxy, "https": config.proxy}
 
     def perform(self, hc: HttpCall) -> Response:
         headers = request_headers(hc, self.config)
@@ -64,6 +67,7 @@ class RequestsTransport:
                 data=hc.body,
                 headers=headers,
                 verify=self.config.tls_verify,
+                cert=self.config.tls_client_cert,
                 timeout=(self.config.connect_timeout, read_timeout(self.config.read_timeout, hc.read_timeout)),
                 allow_redirects=False,
             )
@@ -75,8 +79,9 @@ class RequestsTransport:
             message = connect_message(str(exc) or type(exc).__name__, hc.url)
             raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
         sent = "Authorization" in headers
+        scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
         return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                        elapsed=time.monotonic() - started)
+                        auth_scheme=scheme, elapsed=time.monotonic() - started)
 
     def close(self) -> None:
         self.session.close()
