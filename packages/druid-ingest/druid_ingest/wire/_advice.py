@@ -62,13 +62,15 @@ def auth_message(
     said = f' (server said: "{server_said}")' if server_said else ""
     if status == 401:
         if sent_auth and scheme == "Bearer":
-            return (f"Druid rejected the bearer token: it was sent and refused{said}; check the connection's token "
-                    "extra (ClusterConfig.token): it may have expired or be meant for another audience")
+            return (f"Druid rejected the bearer token: it was sent and refused{said}; check the token "
+                    "(ClusterConfig.token; in Airflow the connection's Password with extra auth=bearer): it may "
+                    "have expired or be meant for another audience")
         if sent_auth:
             return (f"Druid rejected the login: the user name and password were sent and refused{said}; check the "
                     "connection's Login and Password (Druid basic auth)")
-        return (f"Druid requires a login and none was sent{said}: set Login and Password on the connection, or the "
-                "token extra for a bearer token (username/password or token in ClusterConfig)")
+        return (f"Druid requires a login and none was sent{said}: set Login and Password on the connection (for "
+                "a bearer token: the token in Password and extra auth=bearer), or username/password or token in "
+                "ClusterConfig")
     need = needed_permission(method, path)
     what = f"{method} {path}" + (f", which needs {need}" if need else "")
     return (f"Druid refused the request: the login is valid but this user is not permitted to call {what}{said}; "
