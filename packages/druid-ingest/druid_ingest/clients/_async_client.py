@@ -119,7 +119,12 @@ class AiohttpTransport:
             raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
         except aiohttp.ClientConnectorError as exc:
             reason = _os_reason(exc.os_error)
-            raise DruidConnectionError(connect_message(reason, hc.url), method=hc.method, url=hc.url) from None
+            via = self.config.proxy if isinstance(exc, aiohttp.ClientProxyConnectionError) else None
+            message = connect_message(reason, hc.url, via)
+            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+        except aiohttp.ServerDisconnectedError as exc:
+            message = connect_message(f"{type(exc).__name__}: {exc}", hc.url)
+            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
         except aiohttp.ClientError as exc:
             reason = type(exc).__name__
             raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None

@@ -76,7 +76,8 @@ class RequestsTransport:
         except requests.Timeout as exc:
             raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
         except requests.ConnectionError as exc:
-            message = connect_message(str(exc) or type(exc).__name__, hc.url)
+            via = self.config.proxy if isinstance(exc, requests.exceptions.ProxyError) else None
+            message = connect_message(str(exc) or type(exc).__name__, hc.url, via)
             raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
         sent = "Authorization" in headers
         scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]

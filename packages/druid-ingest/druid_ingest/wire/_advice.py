@@ -100,12 +100,21 @@ def tls_message(reason: str, url: str) -> str:
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 
 
-def connect_message(reason: str, url: str) -> str:
-    """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text."""
+def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
+    """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text.
+
+    ``proxy``: the proxy URL when it is the proxy that could not be reached (so the fix names the proxy field)."""
     where = hostport(url)
     found = _ERRNO.search(reason)
     cause = (found.group(1) if found else reason).strip()
     low = cause.lower()
+    if proxy is not None:
+        return (f"could not reach the proxy {hostport(proxy)} to call {where} ({cause}); check the connection's "
+                "proxy extra (ClusterConfig.proxy) and that the proxy is running, or drop it to connect directly")
+    if url.lower().startswith("https:") and ("disconnected" in low or "without response" in low):
+        return (f"{where} closed the TLS connection without an answer ({cause}); if it requires a TLS client "
+                "certificate, set the connection's client_cert and client_key extras (ClusterConfig.client_cert/"
+                "client_key) to a certificate its CA trusts")
     if "refused" in low:
         return (f"could not connect to {where}: connection refused, nothing listens there; check the host and port "
                 "of the connection and that Druid (or the proxy in front of it) is running")
