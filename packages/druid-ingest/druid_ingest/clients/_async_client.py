@@ -24,10 +24,7 @@ from druid_ingest.clients._submit_ingest import ClientFacade
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     ClusterConfig,
-    DruidConnectionError,
     DruidError,
-    DruidTimeoutError,
-    DruidTLSError,
     Exchange,
     HttpCall,
     Operation,
@@ -38,12 +35,11 @@ from druid_ingest.wire import (
     RetryPolicy,
     SharedRead,
     Sleep,
-    connect_message,
     exchange,
     read_timeout,
     request_headers,
     ssl_reason,
-    tls_message,
+    transport_error,
 )
 
 __all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange", "shared_client"]
@@ -114,20 +110,16 @@ class AiohttpTransport:
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
                                 auth_scheme=scheme, elapsed=time.monotonic() - started)
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
-            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
+            raise transport_error("tls", ssl_reason(exc), hc.method, hc.url) from None
         except asyncio.TimeoutError:
-            raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
+            raise transport_error("timeout", "", hc.method, hc.url) from None
         except aiohttp.ClientConnectorError as exc:
-            reason = _os_reason(exc.os_error)
             via = self.config.proxy if isinstance(exc, aiohttp.ClientProxyConnectionError) else None
-            message = connect_message(reason, hc.url, via)
-            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+            raise transport_error("connect", _os_reason(exc.os_error), hc.method, hc.url, via) from None
         except aiohttp.ServerDisconnectedError as exc:
-            message = connect_message(f"{type(exc).__name__}: {exc}", hc.url)
-            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+            raise transport_error("connect", f"{type(exc).__name__}: {exc}", hc.method, hc.url) from None
         except aiohttp.ClientError as exc:
-            reason = type(exc).__name__
-            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
+            raise transport_error("other", type(exc).__name__, hc.method, hc.url) from None
 
     async def close(self) -> None:
         if self._session is not None and not self._session.closed:

@@ -19,10 +19,7 @@ from druid_ingest.ops import direct
 from druid_ingest.wire import (
     USER_AGENT,
     ClusterConfig,
-    DruidConnectionError,
     DruidError,
-    DruidTimeoutError,
-    DruidTLSError,
     Exchange,
     HttpCall,
     Operation,
@@ -33,12 +30,11 @@ from druid_ingest.wire import (
     RetryPolicy,
     SharedRead,
     Sleep,
-    connect_message,
     exchange,
     read_timeout,
     request_headers,
     ssl_reason,
-    tls_message,
+    transport_error,
 )
 
 __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
@@ -72,13 +68,12 @@ class RequestsTransport:
                 allow_redirects=False,
             )
         except requests.exceptions.SSLError as exc:
-            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
+            raise transport_error("tls", ssl_reason(exc), hc.method, hc.url) from None
         except requests.Timeout as exc:
-            raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
+            raise transport_error("timeout", type(exc).__name__, hc.method, hc.url) from None
         except requests.ConnectionError as exc:
             via = self.config.proxy if isinstance(exc, requests.exceptions.ProxyError) else None
-            message = connect_message(str(exc) or type(exc).__name__, hc.url, via)
-            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+            raise transport_error("connect", str(exc) or type(exc).__name__, hc.method, hc.url, via) from None
         sent = "Authorization" in headers
         scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
         return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,

@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._advice import connect_message, ssl_reason, tls_message
+    from ._advice import TransportFailure, connect_message, ssl_reason, tls_message, transport_error
     from ._config import ClusterConfig, Secret, Service
     from ._errors import (
         DruidAuthError,
@@ -103,6 +103,8 @@ _WHERE = {
     "seg": "_http",
     "ssl_reason": "_advice",
     "tls_message": "_advice",
+    "transport_error": "_advice",
+    "TransportFailure": "_advice",
 }
 
 
@@ -150,6 +152,7 @@ __all__ = [
     "Sleep",
     "SpecProblem",
     "SpecValidationError",
+    "TransportFailure",
     "UnknownTaskError",
     "call",
     "connect_message",
@@ -162,4 +165,5 @@ __all__ = [
     "seg",
     "ssl_reason",
     "tls_message",
+    "transport_error",
 ]

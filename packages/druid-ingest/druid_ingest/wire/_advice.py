@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 import ssl
+from typing import Literal
 from urllib.parse import urlsplit
 
+from druid_ingest.wire._errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
+
 __all__ = [
+    "TransportFailure",
     "auth_message",
     "bad_request_hint",
     "connect_message",
@@ -20,6 +24,7 @@ __all__ = [
     "needed_permission",
     "ssl_reason",
     "tls_message",
+    "transport_error",
 ]
 
 # (method, path regex, permission Druid checks); druid-contract §auth-tls
@@ -122,6 +127,22 @@ def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
             or "no address associated" in low:
         return f"could not connect to {where}: the host name does not resolve ({cause}); check the host"
     return f"could not connect to {where}: {cause}"
+
+
+TransportFailure = Literal["tls", "timeout", "connect", "other"]
+
+
+def transport_error(kind: TransportFailure, reason: str, method: str, url: str,
+                    proxy: str | None = None) -> DruidError:
+    """The one mapping from a transport's failure to the taxonomy, for both clients: each transport only sorts its
+    library's exceptions into ``kind`` and passes the library's text as ``reason``."""
+    if kind == "tls":
+        return DruidTLSError(tls_message(reason, url), method=method, url=url)
+    if kind == "timeout":
+        return DruidTimeoutError(f"timed out: {reason}" if reason else "timed out", method=method, url=url)
+    if kind == "connect":
+        return DruidConnectionError(connect_message(reason, url, proxy), method=method, url=url)
+    return DruidConnectionError(f"connection failed: {reason}", method=method, url=url)
 
 
 def bad_request_hint(server_said: str, url: str) -> str:
