@@ -100,6 +100,17 @@ def get_provider_info() -> dict[str, Any]:
                         "schema": {"type": ["boolean", "null"], "default": True},
                     },
                     "ca_bundle": _str_field("CA bundle path", "PEM file to verify the cluster's certificates."),
+                    "auth": _str_field(
+                        "Auth", "basic (Login/Password, default) or bearer (Password holds the bearer token)."
+                    ),
+                    "client_cert": _str_field("TLS client certificate", "PEM file sent for TLS client auth."),
+                    "client_key": _str_field("TLS client key", "PEM private key (unencrypted) of client_cert."),
+                    "proxy": _str_field("Proxy URL", "http(s) proxy for every call, e.g. http://proxy:3128."),
+                    "trust_env": {
+                        "label": "Use proxy environment",
+                        "description": "Read HTTP(S)_PROXY/NO_PROXY/.netrc from the environment (default off).",
+                        "schema": {"type": ["boolean", "null"], "default": False},
+                    },
                     "connect_timeout": {
                         "label": "Connect timeout (s)",
                         "schema": {"type": ["number", "null"], "default": 10, "minimum": 0},

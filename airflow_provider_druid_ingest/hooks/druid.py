@@ -81,14 +81,24 @@ def base_url_from(host: str | None, port: int | None, schema: str | None, use_ht
 def config_from_connection(conn: Connection, extra: dict[str, Any]) -> ClusterConfig:
     """Map an Airflow connection (and its already-parsed ``extra``) to a :class:`ClusterConfig`."""
     url = base_url_from(conn.host, conn.port, conn.schema, extra.get("use_https"))
+    mode = str(extra.get("auth") or "basic").strip().lower()
+    if mode not in ("basic", "bearer"):
+        raise ValueError(f"druid_cluster connection {conn.conn_id!r}: extra auth={extra.get('auth')!r} is not "
+                         "'basic' (Login/Password) or 'bearer' (the token in Password)")
+    bearer = mode == "bearer"
     return ClusterConfig(
         url=url,
         overlord_url=extra.get("overlord_url") or None,
         coordinator_url=extra.get("coordinator_url") or None,
         broker_url=extra.get("broker_url") or None,
         console_url=extra.get("console_url") or None,
-        username=conn.login or None,
-        password=conn.password or None,
+        username=None if bearer else conn.login or None,
+        password=None if bearer else conn.password or None,
+        token=(conn.password or None) if bearer else None,
+        client_cert=extra.get("client_cert") or None,
+        client_key=extra.get("client_key") or None,
+        proxy=extra.get("proxy") or None,
+        trust_env=_as_bool(extra.get("trust_env"), False),
         verify=_as_bool(extra.get("verify"), True),
         ca_bundle=extra.get("ca_bundle") or None,
         connect_timeout=_as_float(extra.get("connect_timeout"), 10.0),
@@ -106,7 +116,10 @@ class DruidHook(BaseHook):
     **login**/**password** are Druid basic-auth credentials. Extras: ``overlord_url``, ``coordinator_url``,
     ``broker_url`` (per-service overrides), ``console_url`` (web-console base for links), ``verify`` (TLS
     verification, default true), ``ca_bundle`` (path), ``connect_timeout``/``read_timeout`` (seconds) and
-    ``trusted_hosts`` (comma-separated ``host:port`` allowed to receive credentials on leader redirects).
+    ``trusted_hosts`` (comma-separated ``host:port`` allowed to receive credentials on leader redirects),
+    ``auth`` (``basic``, the default, or ``bearer``: then **password** holds the bearer token and login is
+    ignored), ``client_cert``/``client_key`` (PEM paths for TLS client auth), ``proxy`` (http(s) proxy URL) and
+    ``trust_env`` (read HTTP(S)_PROXY/NO_PROXY from the environment; default false).
 
     :param druid_conn_id: the connection id (default ``druid_cluster_default``)
     :param retry: optional :class:`~druid_ingest.wire._retry.RetryPolicy` for every call

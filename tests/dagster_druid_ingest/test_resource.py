@@ -54,3 +54,12 @@ def test_envvar_credentials_reach_druid_and_never_the_event_log(monkeypatch, spe
     logged = " ".join(str(record) for record in instance.all_logs(result.run_id))
     assert PASSWORD not in logged and "Submitted Druid task" in logged
     assert PASSWORD not in str(instance.get_run_by_id(result.run_id).run_config)
+
+
+def test_auth_and_network_fields_reach_the_core_config() -> None:
+    resource = DruidResource(url="https://router:9088", token="tok-secret", client_cert="/c.pem",
+                             client_key="/k.pem", proxy="proxy:3128", trust_env=True)
+    config = resource.cluster_config()
+    assert config.authorization_header() == "Bearer tok-secret" and "tok-secret" not in repr(config)
+    assert (config.tls_client_cert, config.proxy, config.trust_env) == (("/c.pem", "/k.pem"), "http://proxy:3128",
+                                                                        True)

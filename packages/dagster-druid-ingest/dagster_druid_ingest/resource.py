@@ -37,6 +37,12 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
     connect_timeout: float = Field(default=10.0, description="seconds to connect")
     read_timeout: float = Field(default=60.0, description="seconds to wait for a response")
     trusted_hosts: list[str] = Field(default_factory=list, description="host:port that may get credentials")
+    token: str | None = Field(default=None, description='bearer token (instead of username/password): '
+                              'dg.EnvVar("DRUID_TOKEN")')
+    client_cert: str | None = Field(default=None, description="PEM client certificate for TLS client auth")
+    client_key: str | None = Field(default=None, description="PEM private key (unencrypted) of client_cert")
+    proxy: str | None = Field(default=None, description="http(s) proxy URL for every call")
+    trust_env: bool = Field(default=False, description="read HTTP(S)_PROXY/NO_PROXY from the environment")
     request_max_attempts: int = Field(default=6, description="tries per HTTP call, transient errors only")
     request_initial_delay: float = Field(default=0.5, description="first retry backoff, seconds")
     request_max_delay: float = Field(default=30.0, description="backoff cap, seconds")
@@ -60,6 +66,11 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
             connect_timeout=self.connect_timeout,
             read_timeout=self.read_timeout,
             trusted_hosts=tuple(self.trusted_hosts),
+            token=self.token,
+            client_cert=self.client_cert,
+            client_key=self.client_key,
+            proxy=self.proxy,
+            trust_env=self.trust_env,
         )
 
     def retry_policy(self) -> RetryPolicy:

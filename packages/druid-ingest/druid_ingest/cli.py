@@ -7,8 +7,9 @@
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
 
 Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
-environment (``DRUID_USER``/``DRUID_PASSWORD``), never from arguments, so they stay out of shell history and
-process listings. Exit status: 0 fine, 1 the spec, cluster or DAGs have a problem, 2 usage. Other distributions
+environment (``DRUID_USER``/``DRUID_PASSWORD``, or ``DRUID_TOKEN`` for a bearer token), never from arguments,
+so they stay out of shell history and process listings. Exit status: 0 fine, 1 the spec, cluster or DAGs have a
+problem, 2 usage. Other distributions
 add commands through the ``druid_ingest.cli`` entry point group: the provider's ``check-dags`` (it imports Airflow
 to read the DAG folder and the deployment's pools) is one.
 """
@@ -69,7 +70,8 @@ def connect(url: str) -> Any:
     """A DruidClient for a human at a terminal: credentials from the environment, a short retry budget."""
     from druid_ingest.clients import DruidClient
 
-    config = ClusterConfig(url=url, username=os.environ.get("DRUID_USER"), password=os.environ.get("DRUID_PASSWORD"))
+    config = ClusterConfig(url=url, username=os.environ.get("DRUID_USER"), password=os.environ.get("DRUID_PASSWORD"),
+                           token=os.environ.get("DRUID_TOKEN"))
     return DruidClient(config, RetryPolicy(max_attempts=3, initial_delay=0.2, deadline=30))  # a human is waiting
 
 

@@ -84,3 +84,20 @@ def test_trusted_hosts_extra_spellings_give_bare_host_ports(extra):
     config = config_from_connection(conn, {"trusted_hosts": extra})
     assert config.trusted_hosts == ("overlord-2:8090", "overlord-3:8090")
     assert {("http", "overlord-3", 8090), ("https", "overlord-3", 8090)} <= config.trusted_netlocs()
+
+
+def test_bearer_auth_takes_the_token_from_the_password_and_drops_the_login():
+    conn = Connection(conn_id="x", conn_type="druid_cluster", host="http://router:8888", login="u",
+                      password="tok-secret")
+    config = config_from_connection(conn, {"auth": "Bearer", "client_cert": "/c.pem", "client_key": "/k.pem",
+                                           "proxy": "http://proxy:3128", "trust_env": "true"})
+    assert config.authorization_header() == "Bearer tok-secret" and config.auth is None
+    assert "tok-secret" not in repr(config)
+    assert (config.tls_client_cert, config.proxy, config.trust_env) == (("/c.pem", "/k.pem"), "http://proxy:3128",
+                                                                        True)
+
+
+def test_an_unknown_auth_extra_is_refused_naming_the_choices():
+    conn = Connection(conn_id="x", conn_type="druid_cluster", host="http://router:8888")
+    with pytest.raises(ValueError, match=r"auth='oauth'.*'basic'.*'bearer'"):
+        config_from_connection(conn, {"auth": "oauth"})

@@ -24,10 +24,7 @@ from druid_ingest.clients._submit_ingest import ClientFacade
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     ClusterConfig,
-    DruidConnectionError,
     DruidError,
-    DruidTimeoutError,
-    DruidTLSError,
     Exchange,
     HttpCall,
     Operation,
@@ -38,12 +35,11 @@ from druid_ingest.wire import (
     RetryPolicy,
     SharedRead,
     Sleep,
-    connect_message,
     exchange,
     read_timeout,
     request_headers,
     ssl_reason,
-    tls_message,
+    transport_error,
 )
 
 __all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange", "shared_client"]
@@ -53,12 +49,18 @@ T = TypeVar("T")
 
 def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
     """Built when the client is built: loading certificates reads files, which must not happen on a busy loop."""
-    if not config.verify:
+    if not config.verify and not config.client_cert:
         return False
-    if config.ca_bundle:
-        return ssl.create_default_context(cafile=config.ca_bundle)
     urls = (config.url, config.overlord_url, config.coordinator_url, config.broker_url)
-    return ssl.create_default_context() if any((u or "").startswith("https:") for u in urls) else True
+    if not (config.ca_bundle or config.client_cert or any((u or "").startswith("https:") for u in urls)):
+        return True
+    context = ssl.create_default_context(cafile=config.ca_bundle if config.verify else None)
+    if not config.verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if config.client_cert:
+        context.load_cert_chain(config.client_cert, config.client_key)
+    return context
 
 
 def _os_reason(error: OSError) -> str:
@@ -84,7 +86,7 @@ class AiohttpTransport:
             timeout = aiohttp.ClientTimeout(sock_connect=cfg.connect_timeout, sock_read=cfg.read_timeout)
             self._session = aiohttp.ClientSession(
                 timeout=timeout,
-                trust_env=False,
+                trust_env=cfg.trust_env,
                 connector=aiohttp.TCPConnector(ssl=self._ssl),
             )
         return self._session
@@ -92,7 +94,7 @@ class AiohttpTransport:
     async def perform(self, hc: HttpCall) -> Response:
         headers = request_headers(hc, self.config)
         try:
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = {"proxy": self.config.proxy} if self.config.proxy else {}
             if hc.read_timeout is not None:
                 extra["timeout"] = aiohttp.ClientTimeout(
                     sock_connect=self.config.connect_timeout,
@@ -104,18 +106,20 @@ class AiohttpTransport:
             ) as resp:
                 body = await resp.read()
                 sent = "Authorization" in headers
+                scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                                elapsed=time.monotonic() - started)
+                                auth_scheme=scheme, elapsed=time.monotonic() - started)
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
-            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
+            raise transport_error("tls", ssl_reason(exc), hc.method, hc.url) from None
         except asyncio.TimeoutError:
-            raise DruidTimeoutError("timed out", method=hc.method, url=hc.url) from None
+            raise transport_error("timeout", "", hc.method, hc.url) from None
         except aiohttp.ClientConnectorError as exc:
-            reason = _os_reason(exc.os_error)
-            raise DruidConnectionError(connect_message(reason, hc.url), method=hc.method, url=hc.url) from None
+            via = self.config.proxy if isinstance(exc, aiohttp.ClientProxyConnectionError) else None
+            raise transport_error("connect", _os_reason(exc.os_error), hc.method, hc.url, via) from None
+        except aiohttp.ServerDisconnectedError as exc:
+            raise transport_error("connect", f"{type(exc).__name__}: {exc}", hc.method, hc.url) from None
         except aiohttp.ClientError as exc:
-            reason = type(exc).__name__
-            raise DruidConnectionError(f"connection failed: {reason}", method=hc.method, url=hc.url) from None
+            raise transport_error("other", type(exc).__name__, hc.method, hc.url) from None
 
     async def close(self) -> None:
         if self._session is not None and not self._session.closed:

@@ -19,10 +19,7 @@ from druid_ingest.ops import direct
 from druid_ingest.wire import (
     USER_AGENT,
     ClusterConfig,
-    DruidConnectionError,
     DruidError,
-    DruidTimeoutError,
-    DruidTLSError,
     Exchange,
     HttpCall,
     Operation,
@@ -33,12 +30,11 @@ from druid_ingest.wire import (
     RetryPolicy,
     SharedRead,
     Sleep,
-    connect_message,
     exchange,
     read_timeout,
     request_headers,
     ssl_reason,
-    tls_message,
+    transport_error,
 )
 
 __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
@@ -52,7 +48,10 @@ class RequestsTransport:
     def __init__(self, config: ClusterConfig, session: requests.Session | None = None) -> None:
         self.config = config
         self.session = session or requests.Session()
-        self.session.trust_env = False  # no ~/.netrc credentials or proxy env sneaking in
+        # no ~/.netrc credentials or proxy env sneaking in, unless the config asks for the environment
+        self.session.trust_env = config.trust_env
+        if config.proxy:
+            self.session.proxies = {"http": config.proxy, "https": config.proxy}
 
     def perform(self, hc: HttpCall) -> Response:
         headers = request_headers(hc, self.config)
@@ -64,19 +63,21 @@ class RequestsTransport:
                 data=hc.body,
                 headers=headers,
                 verify=self.config.tls_verify,
+                cert=self.config.tls_client_cert,
                 timeout=(self.config.connect_timeout, read_timeout(self.config.read_timeout, hc.read_timeout)),
                 allow_redirects=False,
             )
         except requests.exceptions.SSLError as exc:
-            raise DruidTLSError(tls_message(ssl_reason(exc), hc.url), method=hc.method, url=hc.url) from None
+            raise transport_error("tls", ssl_reason(exc), hc.method, hc.url) from None
         except requests.Timeout as exc:
-            raise DruidTimeoutError(f"timed out: {type(exc).__name__}", method=hc.method, url=hc.url) from None
+            raise transport_error("timeout", type(exc).__name__, hc.method, hc.url) from None
         except requests.ConnectionError as exc:
-            message = connect_message(str(exc) or type(exc).__name__, hc.url)
-            raise DruidConnectionError(message, method=hc.method, url=hc.url) from None
+            via = self.config.proxy if isinstance(exc, requests.exceptions.ProxyError) else None
+            raise transport_error("connect", str(exc) or type(exc).__name__, hc.method, hc.url, via) from None
         sent = "Authorization" in headers
+        scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
         return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                        elapsed=time.monotonic() - started)
+                        auth_scheme=scheme, elapsed=time.monotonic() - started)
 
     def close(self) -> None:
         self.session.close()

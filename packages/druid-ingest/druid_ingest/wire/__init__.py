@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._advice import connect_message, ssl_reason, tls_message
+    from ._advice import TransportFailure, connect_message, ssl_reason, tls_message, transport_error
     from ._config import ClusterConfig, Secret, Service
     from ._errors import (
         DruidAuthError,
@@ -104,6 +104,8 @@ _WHERE = {
     "seg": "_http",
     "ssl_reason": "_advice",
     "tls_message": "_advice",
+    "transport_error": "_advice",
+    "TransportFailure": "_advice",
 }
 
 
@@ -146,6 +148,7 @@ __all__ = [
     "Sleep",
     "SpecProblem",
     "SpecValidationError",
+    "TransportFailure",
     "UnknownTaskError",
     "call",
     "connect_message",
@@ -158,4 +161,5 @@ __all__ = [
     "seg",
     "ssl_reason",
     "tls_message",
+    "transport_error",
 ]

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 import ssl
+from typing import Literal
 from urllib.parse import urlsplit
 
+from druid_ingest.wire._errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
+
 __all__ = [
+    "TransportFailure",
     "auth_message",
     "bad_request_hint",
     "connect_message",
@@ -20,6 +24,7 @@ __all__ = [
     "needed_permission",
     "ssl_reason",
     "tls_message",
+    "transport_error",
 ]
 
 # (method, path regex, permission Druid checks); druid-contract §auth-tls
@@ -55,15 +60,22 @@ def needed_permission(method: str, path: str) -> str | None:
     return None
 
 
-def auth_message(status: int, method: str, path: str, sent_auth: bool, server_said: str) -> str:
+def auth_message(
+    status: int, method: str, path: str, sent_auth: bool, server_said: str, scheme: str = "Basic"
+) -> str:
     """401: the login is wrong or missing; 403: the login is fine but the user may not do this."""
     said = f' (server said: "{server_said}")' if server_said else ""
     if status == 401:
+        if sent_auth and scheme == "Bearer":
+            return (f"Druid rejected the bearer token: it was sent and refused{said}; check the token "
+                    "(ClusterConfig.token; in Airflow the connection's Password with extra auth=bearer): it may "
+                    "have expired or be meant for another audience")
         if sent_auth:
             return (f"Druid rejected the login: the user name and password were sent and refused{said}; check the "
                     "connection's Login and Password (Druid basic auth)")
-        return (f"Druid requires a login and none was sent{said}: set Login and Password on the connection (or "
-                "username and password in ClusterConfig)")
+        return (f"Druid requires a login and none was sent{said}: set Login and Password on the connection (for "
+                "a bearer token: the token in Password and extra auth=bearer), or username/password or token in "
+                "ClusterConfig")
     need = needed_permission(method, path)
     what = f"{method} {path}" + (f", which needs {need}" if need else "")
     return (f"Druid refused the request: the login is valid but this user is not permitted to call {what}{said}; "
@@ -93,12 +105,21 @@ def tls_message(reason: str, url: str) -> str:
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 
 
-def connect_message(reason: str, url: str) -> str:
-    """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text."""
+def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
+    """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text.
+
+    ``proxy``: the proxy URL when it is the proxy that could not be reached (so the fix names the proxy field)."""
     where = hostport(url)
     found = _ERRNO.search(reason)
     cause = (found.group(1) if found else reason).strip()
     low = cause.lower()
+    if proxy is not None:
+        return (f"could not reach the proxy {hostport(proxy)} to call {where} ({cause}); check the connection's "
+                "proxy extra (ClusterConfig.proxy) and that the proxy is running, or drop it to connect directly")
+    if url.lower().startswith("https:") and ("disconnected" in low or "without response" in low):
+        return (f"{where} closed the TLS connection without an answer ({cause}); if it requires a TLS client "
+                "certificate, set the connection's client_cert and client_key extras (ClusterConfig.client_cert/"
+                "client_key) to a certificate its CA trusts")
     if "refused" in low:
         return (f"could not connect to {where}: connection refused, nothing listens there; check the host and port "
                 "of the connection and that Druid (or the proxy in front of it) is running")
@@ -106,6 +127,22 @@ def connect_message(reason: str, url: str) -> str:
             or "no address associated" in low:
         return f"could not connect to {where}: the host name does not resolve ({cause}); check the host"
     return f"could not connect to {where}: {cause}"
+
+
+TransportFailure = Literal["tls", "timeout", "connect", "other"]
+
+
+def transport_error(kind: TransportFailure, reason: str, method: str, url: str,
+                    proxy: str | None = None) -> DruidError:
+    """The one mapping from a transport's failure to the taxonomy, for both clients: each transport only sorts its
+    library's exceptions into ``kind`` and passes the library's text as ``reason``."""
+    if kind == "tls":
+        return DruidTLSError(tls_message(reason, url), method=method, url=url)
+    if kind == "timeout":
+        return DruidTimeoutError(f"timed out: {reason}" if reason else "timed out", method=method, url=url)
+    if kind == "connect":
+        return DruidConnectionError(connect_message(reason, url, proxy), method=method, url=url)
+    return DruidConnectionError(f"connection failed: {reason}", method=method, url=url)
 
 
 def bad_request_hint(server_said: str, url: str) -> str:

@@ -93,10 +93,33 @@ class ClusterConfig:
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
     trusted_hosts: tuple[str, ...] = field(default_factory=tuple)
+    #: a bearer token (OIDC/JWT in front of Druid), sent as ``Authorization: Bearer`` instead of basic auth,
+    #: to the same trusted hosts only; a str is wrapped in a Secret at construction
+    token: Secret | str | None = None
+    #: TLS client certificate (PEM) and its private key (PEM, unencrypted: requests cannot take a key password)
+    client_cert: str | None = None
+    client_key: str | None = None
+    #: an explicit HTTP(S) proxy URL for every call (``http://proxy:3128``); None: no proxy
+    proxy: str | None = None
+    #: whether the transports may read the environment (HTTP(S)_PROXY, NO_PROXY, ~/.netrc); off unless asked
+    trust_env: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.password, str):
             object.__setattr__(self, "password", Secret(self.password))
+        if isinstance(self.token, str):
+            object.__setattr__(self, "token", Secret(self.token) if self.token else None)
+        if self.client_key and not self.client_cert:
+            raise ValueError("ClusterConfig got `client_key` without `client_cert`: give the client certificate "
+                             "file (PEM) too, or drop the key")
+        if self.proxy is not None:
+            proxy = self.proxy.strip()
+            if proxy and "://" not in proxy:
+                proxy = "http://" + proxy
+            if proxy and urlsplit(proxy).scheme not in ("http", "https"):
+                raise ValueError(f"ClusterConfig `proxy` {self.proxy!r} is not an http(s) proxy URL; give e.g. "
+                                 "'http://proxy.example:3128'")
+            object.__setattr__(self, "proxy", proxy or None)
         user, pw = self.username, self.password
         for name in ("url", "overlord_url", "coordinator_url", "broker_url", "console_url"):
             raw = _normalize(getattr(self, name))
@@ -128,8 +151,17 @@ class ClusterConfig:
             return self.username, self.password.reveal()
         return None
 
+    @property
+    def has_credentials(self) -> bool:
+        """Whether calls carry an ``Authorization`` header (basic auth or a bearer token)."""
+        return self.authorization_header() is not None
+
     def authorization_header(self) -> str | None:
-        """The ``Authorization`` value both transports send (only to trusted hosts; see ``exchange``)."""
+        """The ``Authorization`` value both transports send (only to trusted hosts; see ``exchange``).
+
+        A token wins over a username/password: a deployment behind an OIDC proxy takes one or the other."""
+        if isinstance(self.token, Secret) and self.token:
+            return "Bearer " + self.token.reveal()
         if self.auth is None:
             return None
         import base64
@@ -154,6 +186,13 @@ class ClusterConfig:
         if not self.verify:
             return False
         return self.ca_bundle or True
+
+    @property
+    def tls_client_cert(self) -> str | tuple[str, str] | None:
+        """What requests' ``cert=`` wants: the cert file, or (cert, key)."""
+        if not self.client_cert:
+            return None
+        return (self.client_cert, self.client_key) if self.client_key else self.client_cert
 
     def console_task_url(self, task_id: str) -> str:
         """Deep link to the task in the Druid web console (served by the Router)."""

@@ -49,8 +49,9 @@ def request_headers(hc: HttpCall, config: ClusterConfig) -> dict[str, str]:
     headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
     if hc.body is not None:
         headers["Content-Type"] = "application/json"
-    if hc.send_auth and config.auth is not None:
-        headers["Authorization"] = config.authorization_header() or ""
+    authorization = config.authorization_header() if hc.send_auth else None
+    if authorization is not None:
+        headers["Authorization"] = authorization
     return headers
 
 
@@ -94,7 +95,7 @@ def exchange(
     url = req.url(config)
     body = req.body_bytes()
     trusted = config.trusted_netlocs()
-    has_creds = config.auth is not None
+    has_creds = config.has_credentials
     attempts = 0
     redirects = 0
     while True:

@@ -105,6 +105,8 @@ class Response:
     method: str = "GET"
     #: whether this call carried the Authorization header (so a 401 can say "rejected" or "none sent")
     sent_auth: bool = False
+    #: the scheme of that header ("Basic" or "Bearer"), so a 401 names the field to fix
+    auth_scheme: str = "Basic"
     #: seconds from sending to the whole body read (the input probe tells a slow input from an empty one by it)
     elapsed: float = 0.0
 
@@ -265,7 +267,8 @@ def raise_for_status(resp: Response, req: Request) -> None:
         raise DruidValidationError(f"Druid rejected the request: {msg}{bad_request_hint(msg, resp.url)}", **kw)
     if resp.status in (401, 403):
         server_said = resp.druid_message()
-        raise DruidAuthError(auth_message(resp.status, req.method, req.path, resp.sent_auth, server_said), **kw)
+        raise DruidAuthError(auth_message(resp.status, req.method, req.path, resp.sent_auth, server_said,
+                                          resp.auth_scheme), **kw)
     if resp.status == 404:
         if req.task_id is not None and _UNKNOWN_TASK.search(resp.text):
             raise UnknownTaskError(req.task_id, **kw)

@@ -1,0 +1,26 @@
+"""wire.transport_error: the one table both transports map their failures through."""
+
+from __future__ import annotations
+
+import pytest
+from druid_ingest.wire import transport_error
+from druid_ingest.wire._errors import DruidConnectionError, DruidTimeoutError, DruidTLSError
+
+URL = "https://druid:8281/status"
+
+
+@pytest.mark.parametrize(("kind", "reason", "cls", "text"), [
+    ("tls", "CERTIFICATE_VERIFY_FAILED", DruidTLSError, "ca_bundle"),
+    ("timeout", "ReadTimeout", DruidTimeoutError, "timed out: ReadTimeout"),
+    ("connect", "[Errno 111] Connection refused", DruidConnectionError, "nothing listens there"),
+    ("connect", "ServerDisconnectedError: Server disconnected", DruidConnectionError, "client_cert"),
+    ("other", "ClientPayloadError", DruidConnectionError, "connection failed: ClientPayloadError"),
+])
+def test_each_failure_kind_maps_to_its_error(kind, reason, cls, text) -> None:
+    error = transport_error(kind, reason, "GET", URL)
+    assert type(error) is cls and text in str(error) and error.url == URL
+
+
+def test_a_proxy_failure_names_the_proxy() -> None:
+    error = transport_error("connect", "[Errno 111] Connection refused", "GET", URL, "http://proxy:3128")
+    assert "could not reach the proxy proxy:3128" in str(error)
