@@ -11,6 +11,8 @@
 #   DRUID_E2E=0 / DEPLOY_E2E=0           do not start Druid / the deployment (deselect their tests yourself)
 #   PACKAGE_SMOKE=0                      skip scripts/ci/package_smoke.sh (build + fresh-venv wheel smoke tests)
 #   OUTSIDE_CHECK=0                      skip the harness check from a clone under a 0700 folder (below)
+#   DRUID_HA_E2E=1                       run the failover suite (tests/druid_ha, marker druid_ha): last, on its own
+#                                        cluster (DRUID_CLUSTER=ha dev/druid/druid.sh, Router :18888, ~2.5 GB RSS)
 #
 # The suite's Airflow deployment is its own: state in var/airflow-test, Postgres 25433, api-server 28081, log
 # servers 28793/28794 (AIRFLOW_DEV_* override). The deployment `scripts/demo.sh` leaves running (var/airflow,
@@ -27,6 +29,7 @@ export AIRFLOW_DEV_REPARSE_SEC="${AIRFLOW_DEV_REPARSE_SEC:-600}"  # the suite's 
 source "$root/scripts/lib/stages.sh"
 
 druid_started=0
+druid_ha_started=0
 airflow_started=0
 nginx_started=0
 outside_dir=""
@@ -36,6 +39,7 @@ cleanup() {
   if [ -n "$outside_dir" ]; then stage "0700 clone: stop, remove" bash scripts/ci/outside_checkout.sh stop "$outside_dir" || true; fi
   if [ "$nginx_started" = 1 ]; then stage "nginx stop" bash dev/nginx/nginx.sh stop || true; fi
   if [ "$druid_started" = 1 ]; then stage "Druid stop" bash dev/druid/druid.sh stop || true; fi
+  if [ "$druid_ha_started" = 1 ]; then stage "Druid ha stop" env DRUID_CLUSTER=ha bash dev/druid/druid.sh stop || true; fi
   stages_report "$rc"
 }
 trap cleanup EXIT
@@ -113,7 +117,7 @@ fi
 start_prep
 # fake-Druid tests spread over 4 workers (they wait on sockets more than on the CPU); the real-Druid suite stays
 # serial, in file order, on one worker (tests/xdist_order.py)
-stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --ignore=tests/deploy
+stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --ignore=tests/deploy --ignore=tests/druid_ha
 if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
   stage "package smoke" bash scripts/ci/package_smoke.sh
 fi
@@ -127,3 +131,8 @@ if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
 fi
 start_deployment
 stage "pytest: tests/deploy" "${pytest[@]}" -s tests/deploy
+if [ "${DRUID_HA_E2E:-0}" = 1 ]; then  # Overlord failover and the two-replica gate, on the ha cluster, last
+  druid_ha_started=1
+  stage "Druid ha start" env DRUID_CLUSTER=ha bash dev/druid/druid.sh start
+  stage "pytest: tests/druid_ha" env DRUID_HA_URL=http://127.0.0.1:18888 "${pytest[@]}" -s tests/druid_ha
+fi

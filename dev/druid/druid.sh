@@ -21,9 +21,14 @@
 #   DRUID_EXTENSIONS_DIR  a folder of extension folders (one per extension, its jars inside) to load on every
 #                   service, e.g. a hand-built druid-multi-stage-query (docs/msq.md); unset: no extensions
 #   DRUID_EXTENSIONS      comma-separated names to load from it (default: every folder in DRUID_EXTENSIONS_DIR)
+#   DRUID_CLUSTER   small (default: the cluster below) or ha: a failover cluster beside it (own ports, own
+#                   var dir dev/druid/var-ha): standalone Derby network server, ZooKeeper, two Coordinator-
+#                   Overlords, two Historicals (default load rule: 2 replicas), Indexer, Broker, Router
 #
 # Everything listens on 127.0.0.1 only: ZooKeeper 2181, Derby 1527, Coordinator/Overlord 8081,
 # Broker 8082, Historical 8083, Indexer 8091, Router 8888.
+# DRUID_CLUSTER=ha: ZooKeeper 2191, Derby 1537, Coordinator/Overlords 18081 + 18181, Broker 18082,
+# Historicals 18083 + 18183, Indexer 18091, Router 18888.
 set -euo pipefail
 
 DRUID_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,17 +44,43 @@ pom_version() {
   sed -n 's:.*<druid.version>\(.*\)</druid.version>.*:\1:p' "$POM" | head -n1
 }
 DRUID_VERSION="${DRUID_VERSION:-$(pom_version)}"
-VAR_DIR="${DRUID_VAR_DIR:-$DRUID_HOME/var}"
+DRUID_CLUSTER="${DRUID_CLUSTER:-small}"
+case "$DRUID_CLUSTER" in
+  small) VAR_DIR="${DRUID_VAR_DIR:-$DRUID_HOME/var}" ;;
+  ha) VAR_DIR="${DRUID_VAR_DIR:-$DRUID_HOME/var-ha}" ;;
+  *) die "DRUID_CLUSTER=$DRUID_CLUSTER is not a cluster kind; valid: small (default), ha" ;;
+esac
 [[ "$VAR_DIR" == /* ]] || VAR_DIR="$PWD/$VAR_DIR"
 JAVA="${JAVA:-java}"
 MVN="${MVN:-mvn}"
 
-ROUTER_URL="http://127.0.0.1:8888"
-# start order; "zk" is ZooKeeper, the others are `org.apache.druid.cli.Main server <type>`
-SERVICES=(zk coordinator-overlord historical indexer broker router)
+# start order; "zk" is ZooKeeper, "derby" the standalone Derby network server (ha only), the others are
+# `org.apache.druid.cli.Main server <type>`
+if [[ "$DRUID_CLUSTER" == ha ]]; then
+  ROUTER_URL="http://127.0.0.1:18888"
+  SERVICES=(zk derby coordinator-overlord coordinator-overlord2 historical historical2 indexer broker router)
+  DERBY_PORT=1537
+else
+  ROUTER_URL="http://127.0.0.1:8888"
+  SERVICES=(zk coordinator-overlord historical indexer broker router)
+  DERBY_PORT=1527
+fi
 
+# the ha cluster's ports (the small one reads them from conf/)
+ha_port() {
+  case "$1" in
+    zk) echo 2191 ;; derby) echo 1537 ;;
+    coordinator-overlord) echo 18081 ;; coordinator-overlord2) echo 18181 ;;
+    broker) echo 18082 ;; historical) echo 18083 ;; historical2) echo 18183 ;;
+    indexer) echo 18091 ;; router) echo 18888 ;;
+  esac
+}
+
+# conf/ folder of a service (the second Overlord and Historical share the first one's)
+conf_of() { echo "${1%2}"; }
 
 service_port() {
+  if [[ "$DRUID_CLUSTER" == ha ]]; then ha_port "$1"; return; fi
   case "$1" in
     zk) sed -n 's/^clientPort=//p' "$CONF_DIR/zk/zoo.cfg" ;;
     *) sed -n 's/^druid.plaintextPort=//p' "$CONF_DIR/$1/runtime.properties" ;;
@@ -58,8 +89,37 @@ service_port() {
 
 server_type() {
   case "$1" in
-    coordinator-overlord) echo coordinator ;;
+    coordinator-overlord*) echo coordinator ;;
+    historical*) echo historical ;;
     *) echo "$1" ;;
+  esac
+}
+
+# ha: small heaps (the machine is shared), placed after jvm.config so they win
+ha_heap() {
+  case "$1" in
+    zk | derby | router) printf '%s\n' -Xms64m -Xmx128m ;;
+    coordinator-overlord*) printf '%s\n' -Xms192m -Xmx320m ;;
+    historical*) printf '%s\n' -Xms128m -Xmx256m -XX:MaxDirectMemorySize=160m ;;
+    broker) printf '%s\n' -Xms192m -Xmx320m ;;
+    indexer) printf '%s\n' -Xms256m -Xmx768m ;;
+  esac
+}
+
+# ha: the -D overrides that move a service to its own ports and directories
+ha_props() {
+  local svc="$1"
+  printf '%s\n' "-Ddruid.plaintextPort=$(ha_port "$svc")" "-Ddruid.zk.service.host=127.0.0.1:$(ha_port zk)"
+  case "$svc" in
+    coordinator-overlord*)
+      # Druid's DerbyMetadataStorage starts (and on stop shuts down) a Derby server on connector.host/port:
+      # give each Overlord a port of its own so stopping one never shuts the shared server on 1537 down.
+      local own=1547
+      [[ "$svc" == coordinator-overlord2 ]] && own=1548
+      printf '%s\n' "-Ddruid.metadata.storage.connector.port=$own" ;;
+    historical2)
+      printf '%s\n' "-Ddruid.segmentCache.locations=[{\"path\":\"$VAR_DIR/segment-cache2\",\"maxSize\":\"20g\"}]" \
+        "-Ddruid.segmentCache.infoDir=$VAR_DIR/segment-cache-info2" ;;
   esac
 }
 
@@ -153,16 +213,16 @@ java_opts_common() {
 druid_path_props() {
   local svc="$1"
   printf '%s\n' \
-    "-Ddruid.metadata.storage.connector.connectURI=jdbc:derby://127.0.0.1:1527/$VAR_DIR/metadata/druid.db;create=true" \
+    "-Ddruid.metadata.storage.connector.connectURI=jdbc:derby://127.0.0.1:$DERBY_PORT/$VAR_DIR/metadata/druid.db;create=true" \
     "-Ddruid.storage.storageDirectory=$VAR_DIR/segments" \
     "-Ddruid.indexer.logs.directory=$VAR_DIR/indexing-logs" \
     "-Ddruid.processing.tmpDir=$VAR_DIR/processing" \
     "-Ddruid.log.path=$VAR_DIR/log"
   extension_props
   case "$svc" in
-    coordinator-overlord)
+    coordinator-overlord*)
       printf '%s\n' "-Dderby.stream.error.file=$VAR_DIR/log/derby.log" "-Dderby.system.home=$VAR_DIR/metadata" ;;
-    historical)
+    historical*)
       printf '%s\n' "-Ddruid.segmentCache.locations=[{\"path\":\"$VAR_DIR/segment-cache\",\"maxSize\":\"20g\"}]" \
         "-Ddruid.segmentCache.infoDir=$VAR_DIR/segment-cache-info" ;;
     indexer)
@@ -197,22 +257,36 @@ start_service() {
     log "$svc already running (pid $pid)"
     return 0
   fi
-  local -a opts=() args=()
-  mapfile -t opts < <(grep -v '^\s*\(#\|$\)' "$CONF_DIR/$svc/jvm.config")
+  local -a opts=() args=() conf
+  conf="$(conf_of "$svc")"
+  [[ "$svc" == derby ]] || mapfile -t opts < <(grep -v '^\s*\(#\|$\)' "$CONF_DIR/$conf/jvm.config")
+  if [[ "$DRUID_CLUSTER" == ha ]]; then
+    local -a heap=()
+    mapfile -t heap < <(ha_heap "$svc")
+    opts+=("${heap[@]}")
+  fi
   local -a common=()
   mapfile -t common < <(java_opts_common)
   if [[ "$svc" == zk ]]; then
     mkdir -p "$VAR_DIR/zk/data"
-    sed "s#@ZK_DATA_DIR@#$VAR_DIR/zk/data#" "$CONF_DIR/zk/zoo.cfg" >"$VAR_DIR/zk/zoo.cfg"
+    sed -e "s#@ZK_DATA_DIR@#$VAR_DIR/zk/data#" -e "s#^clientPort=.*#clientPort=$(service_port zk)#" \
+      "$CONF_DIR/zk/zoo.cfg" >"$VAR_DIR/zk/zoo.cfg"
     args=("${opts[@]}" "${common[@]}" "-Ddruid.devcluster.service=$svc" "-Ddruid.devcluster.var=$VAR_DIR"
           -cp "$CONF_DIR/_common:$LIB_DIR/*"
           org.apache.zookeeper.server.ZooKeeperServerMain "$VAR_DIR/zk/zoo.cfg")
+  elif [[ "$svc" == derby ]]; then
+    # the metadata store that outlives either Overlord: Derby's own network server
+    args=("${opts[@]}" "-Dderby.system.home=$VAR_DIR/metadata" "-Dderby.stream.error.file=$VAR_DIR/log/derby-server.log"
+          "-Dderby.drda.host=127.0.0.1" "-Ddruid.devcluster.service=$svc" "-Ddruid.devcluster.var=$VAR_DIR"
+          -cp "$LIB_DIR/*"
+          org.apache.derby.drda.NetworkServerControl start -h 127.0.0.1 -p "$DERBY_PORT" -noSecurityManager)
   else
-    local -a paths=()
+    local -a paths=() ha=()
     mapfile -t paths < <(druid_path_props "$svc")
-    args=("${opts[@]}" "${common[@]}" "${paths[@]}" "-Ddruid.node.type=$(server_type "$svc")"
+    [[ "$DRUID_CLUSTER" == ha ]] && mapfile -t ha < <(ha_props "$svc")
+    args=("${opts[@]}" "${common[@]}" "${paths[@]}" "${ha[@]}" "-Ddruid.node.type=$(server_type "$svc")"
           "-Ddruid.devcluster.service=$svc" "-Ddruid.devcluster.var=$VAR_DIR"
-          -cp "$CONF_DIR/$svc:$CONF_DIR/_common:$LIB_DIR/*"
+          -cp "$CONF_DIR/$conf:$CONF_DIR/_common:$LIB_DIR/*"
           org.apache.druid.cli.Main server "$(server_type "$svc")")
   fi
   local lf
@@ -232,6 +306,7 @@ http_get() { curl -sS --max-time 5 "$@" 2>/dev/null; }
 service_healthy() {
   local svc="$1" port
   port="$(service_port "$svc")"
+  if [[ "$svc" == derby ]]; then port_open "$port"; return; fi
   if [[ "$svc" == zk ]]; then
     [[ "$(echo ruok | (exec 3<>"/dev/tcp/127.0.0.1/$port" && cat >&3 && cat <&3) 2>/dev/null)" == imok ]] && return 0
     port_open "$port"
@@ -264,7 +339,9 @@ check_ports_free() {
     port="$(service_port "$svc")"
     port_open "$port" && busy+=("$svc:$port")
   done
-  if port_open 1527 && ! service_pid coordinator-overlord >/dev/null; then busy+=("derby:1527"); fi
+  if [[ "$DRUID_CLUSTER" == small ]] && port_open 1527 && ! service_pid coordinator-overlord >/dev/null; then
+    busy+=("derby:1527")
+  fi
   ((${#busy[@]} == 0)) || die "ports already in use by another process: ${busy[*]} (another Druid? run 'druid.sh stop' or free them)"
 }
 
@@ -277,22 +354,30 @@ cmd_start() {
   require_java
   mkdir -p "$VAR_DIR"/{run,log,tmp,zk,metadata,segments,indexing-logs,segment-cache,segment-cache-info,task,processing,hadoop-tmp}
   check_ports_free
-  local deadline=$((SECONDS + 180))
+  local deadline=$((SECONDS + 240))
+  local -a rest=(historical indexer broker router)
   start_service zk
   wait_healthy zk "$deadline"
+  if [[ "$DRUID_CLUSTER" == ha ]]; then
+    start_service derby
+    wait_healthy derby "$deadline"
+    rest=(coordinator-overlord2 historical historical2 indexer broker router)
+  fi
+  # the first Overlord alone creates the metadata tables (two at once race on CREATE TABLE)
   start_service coordinator-overlord
   wait_healthy coordinator-overlord "$deadline"
   local svc
-  for svc in historical indexer broker router; do
+  for svc in "${rest[@]}"; do
     start_service "$svc"
   done
-  for svc in historical indexer broker router; do
+  for svc in "${rest[@]}"; do
     wait_healthy "$svc" "$deadline"
   done
   log "all services healthy after $((SECONDS - t0))s"
   local timeout="${DRUID_START_TIMEOUT:-300}"
   if ((timeout > 0)); then
     cmd_wait "$timeout"
+    [[ "$DRUID_CLUSTER" == ha ]] && set_replica_rule
   fi
   log "start took $((SECONDS - t0))s; Router: $ROUTER_URL"
 }
@@ -330,6 +415,16 @@ cmd_wait() {
     fi
     sleep 1
   done
+}
+
+# ha: every datasource (the _default rule) keeps two replicas in the _default_tier, forever
+set_replica_rule() {
+  local body='[{"type":"loadForever","tieredReplicants":{"_default_tier":2}}]'
+  local code
+  code="$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -X POST -d "$body" "$ROUTER_URL/druid/coordinator/v1/rules/_default")" || code=000
+  [[ "$code" == 200 ]] || die "POST $ROUTER_URL/druid/coordinator/v1/rules/_default answered $code"
+  log "default load rule: 2 replicas in _default_tier"
 }
 
 # stop some services: SIGTERM, wait up to $1 seconds, then SIGKILL the stragglers
@@ -370,8 +465,9 @@ cmd_stop() {
   # dependents first (they deregister from ZooKeeper and the Coordinator), then the Coordinator
   # (stops Derby), then ZooKeeper; stopping ZooKeeper early makes the others hang on shutdown.
   local rc=0 svc
-  stop_services 30 router broker indexer historical || rc=1
-  stop_services 30 coordinator-overlord || rc=1
+  stop_services 30 router broker indexer historical historical2 || rc=1
+  stop_services 30 coordinator-overlord coordinator-overlord2 || rc=1
+  stop_services 15 derby || rc=1
   stop_services 15 zk || rc=1
   ((rc == 0)) || die "some services could not be stopped (see above)"
   for svc in "${SERVICES[@]}"; do rm -f "$(pid_file "$svc")"; done
@@ -405,7 +501,7 @@ cmd_logs() {
 }
 
 usage() {
-  sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 main() {
