@@ -14,6 +14,8 @@ URL = "https://druid:8281/status"
     ("timeout", "ReadTimeout", DruidTimeoutError, "timed out: ReadTimeout"),
     ("connect", "[Errno 111] Connection refused", DruidConnectionError, "nothing listens there"),
     ("connect", "ServerDisconnectedError: Server disconnected", DruidConnectionError, "client_cert"),
+    # aiohttp under load: the TLS server's hang-up arrives as a reset (ClientOSError), not a disconnect
+    ("connect", "ClientOSError: [Errno 104] Connection reset by peer", DruidConnectionError, "client_cert"),
     ("other", "ClientPayloadError", DruidConnectionError, "connection failed: ClientPayloadError"),
 ])
 def test_each_failure_kind_maps_to_its_error(kind, reason, cls, text) -> None:

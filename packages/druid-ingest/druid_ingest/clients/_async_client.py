@@ -116,7 +116,8 @@ class AiohttpTransport:
         except aiohttp.ClientConnectorError as exc:
             via = self.config.proxy if isinstance(exc, aiohttp.ClientProxyConnectionError) else None
             raise transport_error("connect", _os_reason(exc.os_error), hc.method, hc.url, via) from None
-        except aiohttp.ServerDisconnectedError as exc:
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            # a TLS server that wants a client certificate hangs up (disconnect) or resets the connection
             raise transport_error("connect", f"{type(exc).__name__}: {exc}", hc.method, hc.url) from None
         except aiohttp.ClientError as exc:
             raise transport_error("other", type(exc).__name__, hc.method, hc.url) from None

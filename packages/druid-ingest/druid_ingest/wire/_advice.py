@@ -116,7 +116,8 @@ def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
     if proxy is not None:
         return (f"could not reach the proxy {hostport(proxy)} to call {where} ({cause}); check the connection's "
                 "proxy extra (ClusterConfig.proxy) and that the proxy is running, or drop it to connect directly")
-    if url.lower().startswith("https:") and ("disconnected" in low or "without response" in low):
+    if url.lower().startswith("https:") and ("disconnected" in low or "without response" in low
+                                           or "reset by peer" in low):
         return (f"{where} closed the TLS connection without an answer ({cause}); if it requires a TLS client "
                 "certificate, set the connection's client_cert and client_key extras (ClusterConfig.client_cert/"
                 "client_key) to a certificate its CA trusts")
