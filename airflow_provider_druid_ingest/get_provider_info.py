@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.registry import class_paths, modules
+from airflow_provider_druid_ingest.registry import CONFIG, class_paths, modules
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -121,4 +121,5 @@ def get_provider_info() -> dict[str, Any]:
         # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
         # for a scheme nobody registered.
         "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri"}],
+        "config": CONFIG,
     }
