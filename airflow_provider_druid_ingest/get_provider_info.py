@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.registry import CONNECTION_HOOK, REGISTRY, class_paths, modules
+from airflow_provider_druid_ingest.registry import CONFIG, CONNECTION_HOOK, REGISTRY, class_paths, modules
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -141,4 +141,5 @@ def get_provider_info() -> dict[str, Any]:
         "asset-uris": [{"schemes": ["druid"], "handler": f"{PACKAGE}.common.assets.sanitize_uri",
                         "factory": f"{PACKAGE}.common.asset_lineage.create_asset",
                         "to_openlineage_converter": f"{PACKAGE}.common.asset_lineage.convert_asset_to_openlineage"}],
+        "config": CONFIG,
     }

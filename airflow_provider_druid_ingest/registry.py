@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BASES", "CONNECTION_HOOK", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
+__all__ = ["BASES", "CONFIG", "CONNECTION_HOOK", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
 
 _P = "airflow_provider_druid_ingest"
 
@@ -41,6 +41,27 @@ CONNECTION_HOOK = "DruidSqlHook"
 
 #: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
 BASES = frozenset({"DruidSpecOperator", "DruidWaitTrigger"})
+
+
+#: the provider's ``[druid_ingest]`` section (provider metadata's ``config``): every option the code reads, so
+#: ``airflow config list`` shows it; tests/airflow/test_config_section.py checks code and table agree
+CONFIG: dict[str, dict[str, Any]] = {
+    "druid_ingest": {
+        "description": "Deployment-wide defaults of the Druid ingestion operators and sensors.",
+        "options": {
+            "default_deferrable": {
+                "description": "Whether DruidIngestOperator, DruidMsqIngestOperator, DruidTaskSensor and "
+                "DruidHandoffSensor wait in the triggerer when a task does not pass deferrable=. A Druid wait "
+                "lasts minutes to hours, so the default is True (unlike [operators] default_deferrable); False "
+                "makes them wait in the worker, holding a worker slot.",
+                "version_added": "0.1.0",
+                "type": "boolean",
+                "example": "False",
+                "default": "True",
+            },
+        },
+    },
+}
 
 
 def modules(kind: str) -> list[str]:

@@ -50,7 +50,7 @@ class DruidIngestOperator(DruidSpecOperator):
 
     Takes every parameter of :class:`~airflow_provider_druid_ingest.operators.spec_operator.DruidSpecOperator`
     (``spec``, ``datasource``, ``intervals``, ``input_locations``, ``idempotency_key``, ``druid_conn_id``,
-    ``retry``) and:
+    ``http_retry``) and:
 
     :param wait_for_handoff: also wait until the segments are served (default True). With False the task
         succeeds when the Druid task does, before the data is queryable.
@@ -150,7 +150,8 @@ class DruidIngestOperator(DruidSpecOperator):
                 append=self._append(plan),
                 handoff_timeout=self._handoff_timeout(),
                 shutdown_on_kill=self.shutdown_on_kill,
-                **wait_kwargs(self.druid_conn_id, self._remaining(self.task_timeout), self._schedule, self.retry),
+                **wait_kwargs(self.druid_conn_id, self._remaining(self.task_timeout), self._schedule,
+                                      self.http_retry),
             ),
             method_name="execute_complete",
             timeout=timedelta(seconds=self._remaining(self.task_timeout) + self.handoff_timeout + DEFER_GRACE),

@@ -19,6 +19,7 @@ from druid_ingest.planning import Preflight, check_preflight
 from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
+from airflow_provider_druid_ingest.common.settings import HttpRetryAttr, http_retry_arg
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidSpecOperator"]
 
 
-class DruidSpecOperator(BaseOperator):
+class DruidSpecOperator(HttpRetryAttr, BaseOperator):
     """Base of the spec-driven operators (not meant to be used directly).
 
     :param spec: the Druid task spec: a dict, JSON text, or a ``.json`` template file (found next to the DAG
@@ -46,7 +47,8 @@ class DruidSpecOperator(BaseOperator):
         same id, so a retry or re-run adopts a running/succeeded task instead of re-ingesting. Pass a new
         key (e.g. ``"fix-2026-11-29"``) to force re-ingestion of an interval whose spec did not change.
     :param druid_conn_id: the ``druid_cluster`` connection
-    :param retry: a core ``RetryPolicy`` for each HTTP call (default: the core's)
+    :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
+        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
     :param allow_unaligned: accept a replace whose intervals do not start and end on ``segmentGranularity``
         bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
         stored hours outside the run's interval are lost. Refused by default (README "Non-UTC schedules");
@@ -75,12 +77,13 @@ class DruidSpecOperator(BaseOperator):
         input_locations: list[str] | str | None = None,
         idempotency_key: str | None = None,
         druid_conn_id: str = DruidHook.default_conn_name,
-        retry: RetryPolicy | None = None,
+        http_retry: RetryPolicy | None = None,
         allow_unaligned: bool = False,
         allow_empty: bool = False,
         preflight: Preflight = "fail",
         **kwargs: Any,
     ) -> None:
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
         self.allow_empty = allow_empty
@@ -91,7 +94,6 @@ class DruidSpecOperator(BaseOperator):
         self.input_locations = input_locations
         self.idempotency_key = idempotency_key
         self.druid_conn_id = druid_conn_id
-        self.retry = retry
         self._lineage_plan: IngestionPlan | None = None  # set by execute / execute_complete, read by lineage
         self._lineage_task_id: str | None = None
         self._lineage_url: str | None = None
@@ -135,7 +137,7 @@ class DruidSpecOperator(BaseOperator):
     @cached_property
     def hook(self) -> DruidHook:
         """One hook per task execution (its connection is read once)."""
-        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.retry)
+        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.http_retry)
 
     def plan(self, context: Context, *, log_warnings: bool = True) -> IngestionPlan:
         """The run's plan: no client, no HTTP. Invalid specs fail without retries; warnings go to the task log."""

@@ -19,7 +19,13 @@ from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals
-from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
+from airflow_provider_druid_ingest.common.settings import (
+    DEFER_GRACE,
+    HttpRetryAttr,
+    default_deferrable,
+    http_retry_arg,
+    wait_kwargs,
+)
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, DruidTaskLink, push_task_refs
 
@@ -32,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidHandoffSensor"]
 
 
-class DruidHandoffSensor(BaseSensorOperator):
+class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
     """Wait until the segments a SUCCESS Druid task published are served by Historicals.
 
     :param druid_task_id: templated, typically ``"{{ ti.xcom_pull(task_ids='submit') }}"``
@@ -49,7 +55,8 @@ class DruidHandoffSensor(BaseSensorOperator):
     :param allow_empty: succeed when the task published nothing (default: fail with Druid's message)
     :param deferrable: wait in the triggerer (default True; see ``[druid_ingest] default_deferrable``)
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
-    :param retry: a core ``RetryPolicy`` for each HTTP call
+    :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
+        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name
 
     ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when ``datasource`` is a literal.
     ``timeout`` (sensor) bounds the wait. The :class:`HandoffTarget` is fixed once from the task's status and
@@ -74,12 +81,13 @@ class DruidHandoffSensor(BaseSensorOperator):
         deferrable: bool | None = None,
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
-        retry: RetryPolicy | None = None,
+        http_retry: RetryPolicy | None = None,
         outlets: Any = None,
         **kwargs: Any,
     ) -> None:
         if outlets is None:
             outlets = default_outlets(None, datasource, druid_conn_id)
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
         super().__init__(outlets=outlets, **kwargs)
         self.druid_task_id = druid_task_id
         self.datasource = datasource
@@ -92,14 +100,13 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
-        self.retry = retry
         self._target: HandoffTarget | None = None
         self._passed: HandoffOutcome | None = None  # the look that let the gate pass (for the Asset event)
         self._lineage_task_id: str | None = None  # the task whose data went queryable (execute_complete)
 
     @cached_property
     def hook(self) -> DruidHook:
-        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.retry)
+        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.http_retry)
 
     def _build_target(self, context: Context) -> HandoffTarget:
         from airflow_provider_druid_ingest.common import results
@@ -152,7 +159,7 @@ class DruidHandoffSensor(BaseSensorOperator):
         self.defer(
             trigger=DruidHandoffTrigger(
                 target=self._build_target(context).to_dict(),
-                **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.retry),
+                **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.http_retry),
             ),
             method_name="execute_complete",
             kwargs={"target": self._build_target(context).to_dict()},  # for the Asset event's extra on resume

@@ -17,7 +17,13 @@ from airflow.sdk.exceptions import AirflowException, AirflowFailException
 from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.run_context import rendered
-from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
+from airflow_provider_druid_ingest.common.settings import (
+    DEFER_GRACE,
+    HttpRetryAttr,
+    default_deferrable,
+    http_retry_arg,
+    wait_kwargs,
+)
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_VERSION_CEILING, DruidTaskLink, push_task_refs
 
@@ -29,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidTaskSensor"]
 
 
-class DruidTaskSensor(BaseSensorOperator):
+class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
     """Succeed when the Druid task is SUCCESS; fail (no retry) when it is FAILED.
 
     :param druid_task_id: templated, typically ``"{{ ti.xcom_pull(task_ids='submit') }}"``
@@ -39,7 +45,8 @@ class DruidTaskSensor(BaseSensorOperator):
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
-    :param retry: a core ``RetryPolicy`` for each HTTP call
+    :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
+        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name
 
     Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too, and on SUCCESS
     ``druid_version_ceiling`` (when the wait saw the task holding its lock) for ``DruidHandoffSensor``'s
@@ -60,9 +67,10 @@ class DruidTaskSensor(BaseSensorOperator):
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
         shutdown_on_kill: bool = False,
-        retry: RetryPolicy | None = None,
+        http_retry: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
         super().__init__(**kwargs)
         self.druid_task_id = druid_task_id
         self.druid_conn_id = druid_conn_id
@@ -70,12 +78,11 @@ class DruidTaskSensor(BaseSensorOperator):
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
         self.shutdown_on_kill = shutdown_on_kill
-        self.retry = retry
         self._ceiling: str | None = None  # kept between pokes (reschedule mode starts afresh)
 
     @cached_property
     def hook(self) -> DruidHook:
-        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.retry)
+        return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.http_retry)
 
     def _task_id(self) -> str:
         value = rendered(self.druid_task_id)
@@ -119,7 +126,7 @@ class DruidTaskSensor(BaseSensorOperator):
             trigger=DruidTaskTrigger(
                 druid_task_id=self._task_id(),
                 shutdown_on_kill=self.shutdown_on_kill,
-                **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.retry),
+                **wait_kwargs(self.druid_conn_id, self.timeout, schedule, self.http_retry),
             ),
             method_name="execute_complete",
             timeout=timedelta(seconds=self.timeout + DEFER_GRACE),
