@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
-    from ._history import WaitMemory, ingestion_durations, percentile
+    from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
-    from ._queries import ServedQuery, StatusQuery, direct
+    from ._queries import ServedQuery, StatusQuery, TaskQuery, ceiling_from_locks, direct, holds_lock, listed_ceiling
     from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
 
@@ -28,6 +28,10 @@ _WHERE = {
     "OnNever": "_options",
     "ServedQuery": "_queries",
     "StatusQuery": "_queries",
+    "TaskQuery": "_queries",
+    "ceiling_from_locks": "_queries",
+    "holds_lock": "_queries",
+    "listed_ceiling": "_queries",
     "TaskOutcome": "_outcomes",
     "TaskProgress": "_waits",
     "check_on_never": "_options",
@@ -36,6 +40,7 @@ _WHERE = {
     "ingestion_durations": "_history",
     "WaitMemory": "_history",
     "percentile": "_history",
+    "task_history": "_history",
     "pool_size": "_capacity",
     "SHUTDOWN_RETRY": "_step_rules",
     "StepLine": "_step_rules",
@@ -64,15 +69,20 @@ __all__ = [
     "StepLine",
     "TaskOutcome",
     "TaskProgress",
+    "TaskQuery",
     "WaitMemory",
     "capacity_verdict",
+    "ceiling_from_locks",
     "check_on_never",
     "direct",
+    "holds_lock",
     "ingest",
     "ingestion_durations",
+    "listed_ceiling",
     "percentile",
     "pool_size",
     "shutdown_task",
     "slots_finding",
     "submit_lines",
+    "task_history",
 ]
