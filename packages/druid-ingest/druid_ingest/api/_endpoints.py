@@ -33,6 +33,8 @@ __all__ = [
     "SAMPLER_MAX_ROWS",
     "HealthService",
     "active_locks",
+    "active_locks_of",
+    "active_tasks",
     "broker_candidates",
     "bulk_status",
     "handoff_complete",
@@ -242,6 +244,19 @@ def tasks(
     if limit:
         params.append(("max", str(limit)))
     return Request("GET", "overlord", f"{INDEXER}/tasks", params=tuple(params))
+
+
+def active_tasks() -> Request:
+    """Every active task (waiting, pending, running) in one answer: ``GET /tasks?max=0`` lists all states with no
+    completed task (druid-contract §first-looks). What a herd of first looks reads instead of one GET each."""
+    return Request("GET", "overlord", f"{INDEXER}/tasks", params=(("max", "0"),))
+
+
+def active_locks_of(datasources: list[str]) -> Request:
+    """``POST /activeLocks`` with one filter per datasource (druid-contract §first-looks): the locks of many waits'
+    datasources in one request."""
+    policies = [{"datasource": ds, "priority": 0} for ds in datasources]
+    return Request("POST", "overlord", f"{INDEXER}/activeLocks", json_body=policies)
 
 
 def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:

@@ -7,6 +7,11 @@ datasource as one read over the merged span. When the bulk call is refused (403 
 an older Druid or a proxy) it falls back to one ``GET /status`` per task, and remembers that. A cancelled wait
 just drops its future; two waits on one task id share one entry; nothing is persisted, so waits rebuilt after
 a triggerer restart simply query again.
+
+Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
+one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
+by one ``activeLocks`` POST carrying a filter per datasource, and their history reads by one read per datasource
+and task type (druid-contract §first-looks).
 """
 
 from __future__ import annotations
@@ -14,12 +19,23 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timezone
 from typing import Any
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import _endpoints as ep
-from druid_ingest.ops import ServedQuery, StatusQuery, direct
+from druid_ingest.ops import (
+    ServedQuery,
+    StatusQuery,
+    TaskQuery,
+    WaitMemory,
+    ceiling_from_locks,
+    direct,
+    holds_lock,
+    listed_ceiling,
+    task_history,
+)
 from druid_ingest.planning import parse_interval
 from druid_ingest.wire import (
     DruidAuthError,
@@ -32,40 +48,60 @@ from druid_ingest.wire import (
     call,
 )
 
-__all__ = ["DEFAULT_TICK", "SharedPoller"]
+__all__ = ["DEFAULT_TICK", "LIST_EVERY", "LIST_MIN", "LOCK_FILTERS_PER_POST", "SharedPoller"]
 
 #: the shortest interval between two batches (seconds): at most one bulk status call per tick per cluster
 DEFAULT_TICK = 1.0
 #: how long a batch gathers the queries arriving together before it is sent
 _GATHER = 0.02
+#: how long first looks gather (waits resuming after a restart start over a few moments, not in one instant)
+_FIRST_GATHER = 0.2
 #: served-inventory spans closer than this (seconds) are read together
 _MERGE_GAP = 86400.0
+#: first looks in one tick from which one active-task listing answers them (fewer: one ``GET /status`` each)
+LIST_MIN = 10
+#: seconds between two active-task listings (each lists every active task of the cluster): a herd arriving over
+#: several ticks waits for the next listing rather than paying one per tick
+LIST_EVERY = 5.0
+#: datasource filters per ``activeLocks`` POST (one filter each; Druid groups them by datasource)
+LOCK_FILTERS_PER_POST = 500
 
 Runner = Callable[[Operation[Any]], Awaitable[Any]]
 
 
 class SharedPoller:
-    """Batches the :class:`~druid_ingest.ops.StatusQuery` and :class:`~druid_ingest.ops.ServedQuery` of one
-    loop's waits per tick.
+    """Batches the shared reads (``druid_ingest.ops``: StatusQuery, TaskQuery, ServedQuery) of one loop's waits
+    per tick.
 
     ``run`` executes one operation with the shared client (its retry policy and session). ``stats`` counts the
-    requests made, by kind (``bulk``, ``status``, ``served``), and the status reads ``answered``.
+    requests made, by kind (``bulk``, ``status``, ``served``; for first looks ``listing``, ``first`` (a GET each),
+    ``locks``, ``history``), and the status reads ``answered``.
     """
 
     def __init__(self, run: Runner, tick: float = DEFAULT_TICK) -> None:
         self._run = run
         self.tick = tick
         self.bulk_allowed = True
+        self.listing_allowed = True
+        self.locks_allowed = True
         self.stats: Counter[str] = Counter()
         self._status: dict[str, list[asyncio.Future[Any]]] = {}
+        self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
         self._served: dict[str, list[tuple[str, asyncio.Future[Any]]]] = {}
         self._ticker: asyncio.Task[None] | None = None
+        self._first_ticker: asyncio.Task[None] | None = None
         self._sent_at = float("-inf")
+        self._listed_at = float("-inf")
 
     async def answer(self, query: SharedRead) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if isinstance(query, StatusQuery):
             self._status.setdefault(query.task_id, []).append(future)
+        elif isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
+            self._first.setdefault(query.task_id, []).append((query, future))
+            if self._first_ticker is None or self._first_ticker.done():
+                self._first_ticker = asyncio.get_running_loop().create_task(self._tick_first())
+            return await future
         elif not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead the poller does not batch
             return await self._run(direct(query))
         else:
@@ -76,12 +112,13 @@ class SharedPoller:
 
     @property
     def waiting(self) -> int:
-        return sum(len(f) for f in self._status.values()) + sum(len(f) for f in self._served.values())
+        return sum(len(f) for d in (self._status, self._first, self._served) for f in d.values())
 
     async def close(self) -> None:
-        if self._ticker is not None and not self._ticker.done():
-            self._ticker.cancel()
-            await asyncio.gather(self._ticker, return_exceptions=True)
+        for ticker in (self._ticker, self._first_ticker):
+            if ticker is not None and not ticker.done():
+                ticker.cancel()
+                await asyncio.gather(ticker, return_exceptions=True)
 
     async def _tick(self) -> None:
         """Send what is waiting: after a short gathering window, and never sooner than ``tick`` after the last
@@ -94,6 +131,19 @@ class SharedPoller:
             self._status, self._served = {}, {}
             await asyncio.gather(self._answer_statuses(statuses),
                                  *(self._answer_served(ds, wanted) for ds, wanted in served.items()))
+
+    async def _tick_first(self) -> None:
+        """First looks after a short gathering window; a herd's (``LIST_MIN`` or more) no sooner than
+        ``LIST_EVERY`` after the last listing, so one arriving over several moments costs a listing per
+        ``LIST_EVERY``, not per window."""
+        loop = asyncio.get_running_loop()
+        while self._first:
+            delay = _FIRST_GATHER
+            if len(self._first) >= LIST_MIN and self.listing_allowed:
+                delay = max(delay, self._listed_at + LIST_EVERY - loop.time())
+            await asyncio.sleep(delay)
+            first, self._first = self._first, {}
+            await self._answer_first(first)
 
     async def _answer_statuses(self, waiting: dict[str, list[asyncio.Future[Any]]]) -> None:
         ids = [task_id for task_id, futures in waiting.items() if any(not f.done() for f in futures)]
@@ -130,6 +180,97 @@ class SharedPoller:
             elif isinstance(answer, DruidError) and not isinstance(answer, UnknownTaskError):
                 raise answer
         return out
+
+    async def _answer_first(self, waiting: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]]) -> None:
+        """First looks, in one go: the statuses (one active-task listing for a herd, one ``GET /status`` for each
+        task it does not list and for a few waits), then the lock ceilings (one ``activeLocks`` POST), then the
+        histories the waits' memories lack (one read per datasource and task type)."""
+        live = {i: wanted for i, wanted in waiting.items() if any(not f.done() for _, f in wanted)}
+        if not live:
+            return
+        found: dict[str, TaskStatus | DruidError] = {}
+        try:
+            found.update(await self._listed(list(live)))
+        except DruidError as exc:
+            for wanted in live.values():
+                _settle([f for _, f in wanted], error=exc)
+            return
+        missing = [i for i in live if i not in found]
+        answers = await asyncio.gather(*(self._one_status(i) for i in missing))
+        found.update(zip(missing, answers, strict=True))
+        statuses = {i: s for i, s in found.items() if isinstance(s, TaskStatus)}
+        ceilings = await self._ceilings([s for i, s in statuses.items()
+                                         if holds_lock(s) and all(q.ceiling is None for q, _ in live[i])])
+        await self._histories({(q.memory, s.datasource, s.task_type) for i, s in statuses.items()
+                               for q, _ in live[i] if q.memory is not None and s.datasource and s.task_type})
+        for task_id, wanted in live.items():
+            answer = found[task_id]
+            for query, future in wanted:
+                if isinstance(answer, DruidError):
+                    _settle([future], error=answer)
+                    continue
+                ceiling = query.ceiling or ceilings.get(task_id)
+                _settle([future], value=replace(answer, version_ceiling=ceiling) if ceiling else answer)
+
+    async def _listed(self, ids: list[str]) -> dict[str, TaskStatus]:
+        """The active tasks among ``ids`` from one listing, for a herd (``LIST_MIN`` or more); {} for a few."""
+        if len(ids) < LIST_MIN or not self.listing_allowed:
+            return {}
+        self._listed_at = asyncio.get_running_loop().time()
+        try:
+            self.stats["listing"] += 1
+            tasks: list[TaskStatus] = await self._run(call(ep.active_tasks(), ep.parse_tasks))
+        except (DruidAuthError, DruidNotFoundError, DruidValidationError):
+            self.listing_allowed = False  # refused: one GET each from now on
+            return {}
+        wanted = set(ids)
+        # a listed task the runner does not have yet shows no runner state: /status calls that WAITING
+        return {t.task_id: t if t.runner_state or t.is_terminal else replace(t, runner_state="WAITING")
+                for t in tasks if t.task_id in wanted}
+
+    async def _one_status(self, task_id: str) -> TaskStatus | DruidError:
+        try:
+            self.stats["first"] += 1
+            status: TaskStatus = await self._run(call(ep.status(task_id), ep.parse_status))
+            return status
+        except DruidError as exc:
+            return exc
+
+    async def _ceilings(self, holding: list[TaskStatus]) -> dict[str, str | None]:
+        """Lock ceilings of the tasks ``holding`` their locks: one ``activeLocks`` POST per
+        ``LOCK_FILTERS_PER_POST`` datasources; where refused (and remembered), the listed queue time."""
+        out: dict[str, str | None] = {}
+        datasources = sorted({s.datasource for s in holding if s.datasource})
+        by_ds: dict[str, list[Any]] = {ds: [] for ds in datasources}
+        failed: set[str] = set()
+        for first in range(0, len(datasources), LOCK_FILTERS_PER_POST):
+            chunk = datasources[first:first + LOCK_FILTERS_PER_POST]
+            if not self.locks_allowed:
+                continue
+            try:
+                self.stats["locks"] += 1
+                for lock in await self._run(call(ep.active_locks_of(chunk), ep.parse_active_locks)):
+                    by_ds.setdefault(lock.datasource, []).append(lock)
+            except (DruidAuthError, DruidNotFoundError, DruidValidationError):
+                self.locks_allowed = False  # refused: the runner's queue time from now on
+            except DruidError:
+                failed.update(chunk)  # optional: no ceiling, as ``operations.lock_ceiling`` gives none
+        fallback = [s for s in holding if not self.locks_allowed and s.datasource]
+        answers = await asyncio.gather(*(self._run(listed_ceiling(s)) for s in fallback), return_exceptions=True)
+        out.update({s.task_id: a if isinstance(a, str) else None for s, a in zip(fallback, answers, strict=True)})
+        for status in holding:
+            if status.task_id not in out and status.datasource and status.datasource not in failed:
+                out[status.task_id] = ceiling_from_locks(status, by_ds.get(status.datasource, []))
+        return out
+
+    async def _histories(self, wanted: set[tuple[WaitMemory | None, str | None, str | None]]) -> None:
+        """One history read per datasource and task type the waits' memories lack (``ops.task_history`` fills
+        the memory; each wait then finds it there)."""
+        missing = [(m, ds, kind) for m, ds, kind in wanted
+                   if m is not None and ds and kind and not m.durations.get((m.cluster, ds, kind))[0]]
+        self.stats["history"] += len(missing)
+        await asyncio.gather(*(self._run(task_history(m.cluster, ds, kind, m.durations)) for m, ds, kind in missing),
+                             return_exceptions=True)
 
     async def _answer_served(self, datasource: str, wanted: list[tuple[str, asyncio.Future[Any]]]) -> None:
         live = [(span, f) for span, f in wanted if not f.done()]

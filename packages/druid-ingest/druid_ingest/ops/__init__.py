@@ -14,13 +14,13 @@ from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
-    from ._history import WaitMemory, ingestion_durations, percentile
+    from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
     from ._options import OnNever, check_on_never
     from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
     from ._progress import ProgressItem, ProgressLines, describe_progress
-    from ._queries import ServedQuery, StatusQuery, direct
+    from ._queries import ServedQuery, StatusQuery, TaskQuery, ceiling_from_locks, direct, holds_lock, listed_ceiling
     from ._results import IngestResult, SubmitOutcome
     from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
@@ -38,6 +38,10 @@ _WHERE = {
     "OnNever": "_options",
     "ServedQuery": "_queries",
     "StatusQuery": "_queries",
+    "TaskQuery": "_queries",
+    "ceiling_from_locks": "_queries",
+    "holds_lock": "_queries",
+    "listed_ceiling": "_queries",
     "TaskOutcome": "_outcomes",
     "TaskProgress": "_waits",
     "check_on_never": "_options",
@@ -46,6 +50,7 @@ _WHERE = {
     "ingestion_durations": "_history",
     "WaitMemory": "_history",
     "percentile": "_history",
+    "task_history": "_history",
     "pool_size": "_capacity",
     "SHUTDOWN_RETRY": "_step_rules",
     "StepLine": "_step_rules",
@@ -74,16 +79,21 @@ __all__ = [
     "SubmitOutcome",
     "TaskOutcome",
     "TaskProgress",
+    "TaskQuery",
     "WaitMemory",
     "capacity_verdict",
+    "ceiling_from_locks",
     "check_on_never",
     "describe_progress",
     "direct",
+    "holds_lock",
     "ingest",
     "ingestion_durations",
+    "listed_ceiling",
     "percentile",
     "pool_size",
     "shutdown_task",
     "slots_finding",
     "submit_lines",
+    "task_history",
 ]

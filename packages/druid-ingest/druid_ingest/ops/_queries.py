@@ -1,10 +1,12 @@
 """Reads that many waits make at once, as items a driver may batch: a task's state, a datasource's served ids.
 
-A wait yields :class:`StatusQuery` / :class:`ServedQuery` where it would yield the one-request operation. The
-sync driver answers each with that request (:func:`direct`). The async driver, when its client has a shared
-poller (``druid_ingest.clients``), hands them to it: every wait of one event loop on one cluster is then answered
-by one ``POST /druid/indexer/v1/taskStatus`` per tick for all due task ids, and one served-inventory read per
-datasource per tick covering every waiting span.
+A wait yields these where it would yield the one-request operation. The sync driver answers each with that
+request (:func:`direct`). The async driver, when its client has a shared poller (``druid_ingest.clients``), hands
+them to it: every wait of one event loop on one cluster is then answered by one ``POST
+/druid/indexer/v1/taskStatus`` per tick for all due task ids, one served-inventory read per datasource per tick
+covering every waiting span, and, for the first looks of a herd (waits resuming after a triggerer restart), one
+active-task listing, one ``activeLocks`` POST with a filter per datasource and one history read per datasource.
+
 """
 
 from __future__ import annotations
@@ -14,9 +16,22 @@ from typing import Any
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import _endpoints as ep
-from druid_ingest.wire import Operation, SharedRead, call
+from druid_ingest.ops._history import WaitMemory
+from druid_ingest.ops._timeline import version_key
+from druid_ingest.wire import (
+    DruidAuthError,
+    DruidError,
+    DruidNotFoundError,
+    DruidValidationError,
+    Operation,
+    SharedRead,
+    call,
+)
 
-__all__ = ["ServedQuery", "StatusQuery", "direct", "merge_status"]
+__all__ = [
+    "ServedQuery", "StatusQuery", "TaskQuery", "ceiling_from_locks", "direct", "first_look", "holds_lock",
+    "listed_ceiling", "merge_status",
+]
 
 
 @dataclass(frozen=True)
@@ -38,10 +53,24 @@ class ServedQuery(SharedRead):
     span: str
 
 
+@dataclass(frozen=True)
+class TaskQuery(SharedRead):
+    """A wait's first look: the full status of ``task_id`` (createdTime, datasource, type, runner state) with its
+    lock ceiling when it holds its lock (``operations.observe_task``; ``ceiling``: one already known), answered
+    with that TaskStatus; UnknownTaskError as ``GET /status`` raises it. ``memory``: the wait's, so a driver
+    batching a herd can also fill its duration history once per datasource."""
+
+    task_id: str
+    ceiling: str | None = None
+    memory: WaitMemory | None = None
+
+
 def direct(query: SharedRead) -> Operation[Any]:
     """The one-request operation that answers ``query`` on its own."""
     if isinstance(query, StatusQuery):
         return call(ep.status(query.task_id), ep.parse_status)
+    if isinstance(query, TaskQuery):
+        return first_look(query.task_id, query.ceiling)
     if not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead this driver does not know
         raise TypeError(f"no direct answer for {query!r}")
     return call(ep.served_segments(query.datasource, query.span), ep.parse_served_segments)
@@ -66,3 +95,44 @@ def merge_status(known: TaskStatus, fresh: TaskStatus) -> TaskStatus:
         created_time=fresh.created_time or known.created_time,
         version_ceiling=known.version_ceiling,
     )
+
+
+
+def holds_lock(status: TaskStatus) -> bool:
+    """Handed to the runner and not ended: the task holds its time-chunk lock (druid-contract §locks)."""
+    return not status.is_terminal and status.runner_state in ("PENDING", "RUNNING")
+
+
+def first_look(task_id: str, ceiling: str | None = None) -> Operation[TaskStatus]:
+    """One wait's first look on its own: ``GET /status``, then, for a task holding its lock, its lock ceiling
+    (one ``activeLocks`` POST; where refused, the runner's queue time from the task listing)."""
+    status: TaskStatus = yield from call(ep.status(task_id), ep.parse_status)
+    if ceiling is None and holds_lock(status) and status.datasource:
+        try:
+            locks = yield from call(ep.active_locks(status.datasource), ep.parse_active_locks)
+            ceiling = ceiling_from_locks(status, locks)
+        except (DruidAuthError, DruidNotFoundError, DruidValidationError):
+            ceiling = yield from listed_ceiling(status)
+        except DruidError:
+            ceiling = None
+    return replace(status, version_ceiling=ceiling) if ceiling else status
+
+
+def ceiling_from_locks(status: TaskStatus, locks: list[Any]) -> str | None:
+    """The highest version among the task group's live locks (``operations.lock_ceiling``'s first source)."""
+    group = status.group_id or status.task_id
+    mine = [lock.version for lock in locks if lock.group_id == group and not lock.revoked]
+    return max(mine, key=version_key) if mine else None
+
+
+def listed_ceiling(status: TaskStatus) -> Operation[str | None]:
+    """Where ``activeLocks`` is refused: the runner's ``queueInsertionTime``, stamped just after the lock was
+    granted, from the status when a task listing gave it, else from the listing of its runner state."""
+    if status.queued_time:
+        return status.queued_time
+    try:
+        listed = yield from call(ep.tasks((status.runner_state or "running").lower(), status.datasource),
+                                 ep.parse_tasks)
+    except DruidError:
+        return None
+    return next((t.queued_time for t in listed if t.task_id == status.task_id and t.queued_time), None)

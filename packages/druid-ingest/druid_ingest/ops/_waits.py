@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
 from druid_ingest.ops._gate_steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.ops._history import WaitMemory, task_history
-from druid_ingest.ops._operations import lock_ceiling, observe_task, report_summary
+from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
-from druid_ingest.ops._queries import StatusQuery, merge_status
+from druid_ingest.ops._queries import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops._schedule import PredictedSchedule
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import Operation, PollSchedule, Progress, Sleep, UnknownTaskError
@@ -84,7 +84,8 @@ def watch_task(
     while True:
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
-                status = yield from observe_task(task_id, ceiling)
+                # with its lock ceiling; a herd's first looks share one listing and one lock read (``ops._queries``)
+                status = yield TaskQuery(task_id, ceiling, memory)
             else:  # later looks may be answered by one bulk call shared with every other wait (``ops._queries``)
                 status = merge_status(known, (yield StatusQuery(task_id)))
         except UnknownTaskError as exc:
@@ -97,7 +98,7 @@ def watch_task(
             continue
         unknown_looks = 0
         if known is not None:
-            if ceiling is None and not status.is_terminal and status.runner_state in ("PENDING", "RUNNING"):
+            if ceiling is None and holds_lock(status):
                 ceiling = yield from lock_ceiling(status)
             status = replace(status, version_ceiling=ceiling)
         known = status

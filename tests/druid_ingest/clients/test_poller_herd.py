@@ -1,0 +1,184 @@
+"""The start-up herd: many waits resuming at once (a triggerer restart) make their first looks through the poller.
+
+A wait's first look is a full status (createdTime, datasource, runner state) and, for a task holding its lock,
+the lock ceiling (``activeLocks``). One wait alone still asks ``GET /status`` and one ``activeLocks`` POST; a
+herd is answered by one active-task listing, one ``activeLocks`` POST carrying one filter per datasource, and one
+history read per datasource. Counted by the fake Druid over real sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import requests
+from druid_ingest.clients._async_client import AsyncDruidClient
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops import WaitMemory
+from druid_ingest.testing import FakeDruid, TaskPlan, index_parallel_spec
+from druid_ingest.wire import UnknownTaskError
+from druid_ingest.wire._config import ClusterConfig
+from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+
+FAST = PollSchedule(initial=0.05, max_delay=0.1, multiplier=1.0)
+SLOW = PollSchedule(initial=30.0, max_delay=60.0, multiplier=1.5)
+RETRY = RetryPolicy(max_attempts=3, initial_delay=0.02, max_delay=0.05, deadline=10)
+WRITER = {"writer": ("w", "write"), "reader": ("r", "read")}
+
+
+def submit(fake: FakeDruid, n: int, datasources: int, first: int = 0, auth: tuple[str, str] | None = None) -> list[str]:
+    """``n`` tasks over ``datasources`` datasources, one day each (no two share a lock)."""
+    ids = []
+    with requests.Session() as session:
+        session.auth = auth
+        for i in range(first, first + n):
+            day = f"2021-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
+            spec = index_parallel_spec(f"herd_{i % datasources}", intervals=[f"{day}T00:00:00Z/P1D"],
+                                       task_id=f"herd_task_{i}")
+            session.post(f"{fake.url}/druid/indexer/v1/task", json=spec, timeout=30).raise_for_status()
+            ids.append(f"herd_task_{i}")
+    return ids
+
+
+def kinds(fake: FakeDruid) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in fake.requests:
+        if r.path.endswith("/taskStatus"):
+            kind = "bulk status"
+        elif r.path.endswith("/status"):
+            kind = "status"
+        else:
+            kind = f"{r.method} {r.path.rsplit('/', 1)[-1]}"
+        out[kind] = out.get(kind, 0) + 1
+    return out
+
+
+async def herd(client: AsyncDruidClient, ids: list[str], memory: bool, seconds: float) -> None:
+    """Every wait starts at once and runs ``seconds``, then is cancelled (as a triggerer stops triggers)."""
+    waits = [asyncio.ensure_future(client.watch_task(i, 600, SLOW, predict=memory)) for i in ids]
+    await asyncio.sleep(seconds)
+    for wait in waits:
+        wait.cancel()
+    await asyncio.gather(*waits, return_exceptions=True)
+
+
+def lock_versions(fake: FakeDruid, ids: list[str]) -> dict[str, str | None]:
+    return {i: fake.task(i).version for i in ids}
+
+
+def test_a_herd_of_300_waits_costs_at_most_two_requests_per_100(fake_druid_factory) -> None:
+    fake = fake_druid_factory(task_duration=3600, pending_delay=0.0, worker_capacity=1000)
+    ids = submit(fake, 300, datasources=3)
+    fake.clear_requests()
+
+    async def run() -> None:
+        client = AsyncDruidClient(ClusterConfig(url=fake.url), RETRY, shared=True, tick=0.2)
+        client.wait_memory = WaitMemory(fake.url)  # learns alone: no history cached by another test
+        try:
+            await herd(client, ids, memory=True, seconds=2.0)
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+    seen = kinds(fake)
+    assert seen.get("status", 0) == 0, seen  # no per-task first look
+    assert seen.get("POST activeLocks", 0) == 1, seen  # one POST, one filter per datasource
+    assert len(fake.requests) <= 6, seen  # <= 2 per 100 waits: listing, locks, 3 histories (+ a spare)
+
+
+def test_the_herd_finds_the_same_lock_ceiling_as_a_lone_wait(fake_druid_factory) -> None:
+    fake = fake_druid_factory(task_duration=1.5, pending_delay=0.0, worker_capacity=100)
+    ids = submit(fake, 1, datasources=4)
+
+    with DruidClient(ClusterConfig(url=fake.url), RETRY) as sync:
+        fake.clear_requests()
+        alone = sync.watch_task(ids[0], 30, FAST, predict=False)
+    assert [r.path.rsplit("/", 1)[-1] for r in fake.requests[:2]] == ["status", "activeLocks"]  # unchanged
+    ids += submit(fake, 39, datasources=4, first=1)
+
+    async def run() -> list:
+        client = AsyncDruidClient(ClusterConfig(url=fake.url), RETRY, shared=True, tick=0.1)
+        try:
+            return await asyncio.gather(*(client.watch_task(i, 30, FAST, predict=False) for i in ids[1:]))
+        finally:
+            await client.close()
+
+    fake.clear_requests()
+    outcomes = asyncio.run(run())
+    versions = lock_versions(fake, ids)
+    assert alone.version_ceiling == versions[ids[0]]
+    assert [o.kind for o in outcomes] == ["success"] * 39
+    assert [o.version_ceiling for o in outcomes] == [versions[i] for i in ids[1:]]
+    assert all(o.status is not None and o.status.datasource and o.status.created_time for o in outcomes)
+    assert kinds(fake).get("POST activeLocks", 0) <= 2
+
+
+def test_a_herd_resuming_after_some_tasks_ended_gets_their_full_status(fake_druid_factory) -> None:
+    fake = fake_druid_factory(task_duration=3600, pending_delay=0.0, worker_capacity=1000)
+    fake.plan_next_task(TaskPlan(duration=0.05))
+    ended = submit(fake, 1, datasources=1, first=900)
+    running = submit(fake, 30, datasources=2)
+    fake.plan_next_task(TaskPlan(duration=0.05, outcome="FAILED"))
+    failed = submit(fake, 1, datasources=1, first=901)
+    ids = [*ended, *running, *failed]
+
+    async def run() -> list:
+        await asyncio.sleep(0.3)  # the two short tasks end while "the triggerer is down"
+        fake.clear_requests()
+        client = AsyncDruidClient(ClusterConfig(url=fake.url), RETRY, shared=True, tick=0.1)
+        try:
+            waits = [asyncio.ensure_future(client.watch_task(i, 600, SLOW, predict=False)) for i in ids]
+            done = await asyncio.gather(waits[0], waits[-1])
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+            return list(done)
+        finally:
+            await client.close()
+
+    first, last = asyncio.run(run())
+    assert first.kind == "success" and first.status.datasource == "herd_0" and first.status.created_time
+    assert last.kind == "failed"
+    assert kinds(fake).get("status", 0) == 2  # only the two ended tasks need their own full status
+
+
+def test_an_unknown_task_in_a_herd_is_still_unknown(fake_druid_factory) -> None:
+    fake = fake_druid_factory(task_duration=3600, pending_delay=0.0, worker_capacity=1000)
+    ids = submit(fake, 20, datasources=2)
+
+    async def run() -> BaseException | None:
+        client = AsyncDruidClient(ClusterConfig(url=fake.url), RETRY, shared=True, tick=0.1)
+        try:
+            waits = [asyncio.ensure_future(client.watch_task(i, 600, SLOW, predict=False))
+                     for i in [*ids, "no_such_task"]]
+            done = await asyncio.gather(waits[-1], return_exceptions=True)
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+            return done[0]
+        finally:
+            await client.close()
+
+    error = asyncio.run(run())
+    assert isinstance(error, UnknownTaskError) and not error.race
+
+
+@pytest.mark.parametrize("user", ["reader"])
+def test_refused_active_locks_in_a_herd_fall_back_to_the_listed_queue_time(fake_druid_factory, user: str) -> None:
+    fake = fake_druid_factory(task_duration=1.0, pending_delay=0.0, worker_capacity=100, auth=WRITER)
+    ids = submit(fake, 20, datasources=2, auth=("writer", "w"))
+    fake.clear_requests()
+
+    async def run() -> list:
+        client = AsyncDruidClient(ClusterConfig(url=fake.url, username=user, password="r"), RETRY, shared=True,
+                                  tick=0.1)
+        try:
+            return await asyncio.gather(*(client.watch_task(i, 30, FAST, predict=False) for i in ids))
+        finally:
+            await client.close()
+
+    outcomes = asyncio.run(run())
+    assert [o.kind for o in outcomes] == ["success"] * 20
+    assert all(o.version_ceiling for o in outcomes)  # the runner's queueInsertionTime from the listing
+    seen = kinds(fake)
+    assert seen.get("POST activeLocks", 0) == 1, seen  # refused once, remembered
