@@ -11,7 +11,7 @@
 #   DRUID_E2E=0 / DEPLOY_E2E=0           do not start Druid / the deployment (deselect their tests yourself)
 #   PACKAGE_SMOKE=0                      skip scripts/ci/package_smoke.sh (build + fresh-venv wheel smoke tests)
 #   OUTSIDE_CHECK=0                      skip the harness check from a clone under a 0700 folder (below)
-#   DRUID_HA_E2E=1                       run the failover suite (tests/druid_ha, marker druid_ha): last, on its own
+#   DRUID_HA_E2E=0                       skip the failover suite (tests/druid_ha, marker druid_ha; default: run it last, on its own cluster)
 #                                        cluster (DRUID_CLUSTER=ha dev/druid/druid.sh, Router :18888, ~2.5 GB RSS)
 #
 # The suite's Airflow deployment is its own: state in var/airflow-test, Postgres 25433, api-server 28081, log
@@ -131,7 +131,7 @@ if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
 fi
 start_deployment
 stage "pytest: tests/deploy" "${pytest[@]}" -s tests/deploy
-if [ "${DRUID_HA_E2E:-0}" = 1 ]; then  # Overlord failover and the two-replica gate, on the ha cluster, last
+if [ "${DRUID_HA_E2E:-1}" = 1 ]; then  # Overlord failover and the two-replica gate, on the ha cluster, last
   druid_ha_started=1
   stage "Druid ha start" env DRUID_CLUSTER=ha bash dev/druid/druid.sh start
   stage "pytest: tests/druid_ha" env DRUID_HA_URL=http://127.0.0.1:18888 "${pytest[@]}" -s tests/druid_ha
