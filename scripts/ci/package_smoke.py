@@ -73,7 +73,7 @@ def main(argv: list[str]) -> None:
 
     pm = ProvidersManager()
     check(DIST in pm.providers, f"ProvidersManager does not list {DIST}: {sorted(pm.providers)}")
-    check(pm.hooks["druid_cluster"].hook_class_name == f"{PACKAGE}.hooks.druid.DruidHook", "druid_cluster hook")
+    check(pm.hooks["druid_cluster"].hook_class_name == f"{PACKAGE}.hooks.druid_sql.DruidSqlHook", "druid_cluster hook")
     widgets = {k for k in pm.connection_form_widgets if k.startswith("extra__druid_cluster__")}
     check({"extra__druid_cluster__verify", "extra__druid_cluster__console_url"} <= widgets, f"form: {widgets}")
     check(f"{PACKAGE}.links.DruidTaskLink" in pm.extra_links_class_names, "DruidTaskLink not registered")
