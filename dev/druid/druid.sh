@@ -6,6 +6,8 @@
 #                                            Historical, Indexer, Broker, Router; then wait until ready
 #   bash dev/druid/druid.sh wait [timeout_s] wait until the cluster can ingest and answer SQL (default 300)
 #   bash dev/druid/druid.sh stop             stop everything (TERM, then KILL stragglers); idempotent
+#   bash dev/druid/druid.sh start|stop SVC.. start (and wait until healthy) or stop only these services of a
+#                                            running cluster, e.g. DRUID_CLUSTER=ha ... stop historical2 (tests)
 #   bash dev/druid/druid.sh status           one line per service
 #   bash dev/druid/druid.sh logs [service]   tail -f the log(s)
 #   bash dev/druid/druid.sh clean            stop, then remove the var dir (Derby, deep storage, segment cache, logs);
@@ -21,6 +23,8 @@
 #   DRUID_EXTENSIONS_DIR  a folder of extension folders (one per extension, its jars inside) to load on every
 #                   service, e.g. a hand-built druid-multi-stage-query (docs/msq.md); unset: no extensions
 #   DRUID_EXTENSIONS      comma-separated names to load from it (default: every folder in DRUID_EXTENSIONS_DIR)
+#   DRUID_ZK_SESSION_TIMEOUT_MS  ha only: druid.zk.service.sessionTimeoutMs of the services it starts
+#                   (default: Druid's 30000); bounds the Router's 502 gap after an Overlord leader dies
 #   DRUID_CLUSTER   small (default: the cluster below) or ha: a failover cluster beside it (own ports, own
 #                   var dir dev/druid/var-ha): standalone Derby network server, ZooKeeper, two Coordinator-
 #                   Overlords, two Historicals (default load rule: 2 replicas), Indexer, Broker, Router
@@ -110,6 +114,10 @@ ha_heap() {
 ha_props() {
   local svc="$1"
   printf '%s\n' "-Ddruid.plaintextPort=$(ha_port "$svc")" "-Ddruid.zk.service.host=127.0.0.1:$(ha_port zk)"
+  # how long ZooKeeper keeps a dead leader's latch (Druid's default 30000; the server clamps it to 4000-40000)
+  if [[ -n "${DRUID_ZK_SESSION_TIMEOUT_MS:-}" ]]; then
+    printf '%s\n' "-Ddruid.zk.service.sessionTimeoutMs=$DRUID_ZK_SESSION_TIMEOUT_MS"
+  fi
   case "$svc" in
     coordinator-overlord*)
       # Druid's DerbyMetadataStorage starts (and on stop shuts down) a Derby server on connector.host/port:
@@ -474,6 +482,28 @@ cmd_stop() {
   log "stopped"
 }
 
+# single services of a running cluster (the failover tests stop and restart one Historical or Overlord)
+known_service() {
+  local svc
+  for svc in "${SERVICES[@]}"; do [[ "$svc" == "$1" ]] && return 0; done
+  die "$1 is not a service of the $DRUID_CLUSTER cluster; valid: ${SERVICES[*]}"
+}
+
+cmd_start_some() {
+  local svc deadline=$((SECONDS + 240))
+  require_java
+  for svc in "$@"; do known_service "$svc"; done
+  for svc in "$@"; do start_service "$svc"; done
+  for svc in "$@"; do wait_healthy "$svc" "$deadline"; done
+}
+
+cmd_stop_some() {
+  local svc
+  for svc in "$@"; do known_service "$svc"; done
+  stop_services 30 "$@"
+  for svc in "$@"; do rm -f "$(pid_file "$svc")"; done
+}
+
 cmd_status() {
   local svc pid port state rc=0
   for svc in "${SERVICES[@]}"; do
@@ -501,7 +531,7 @@ cmd_logs() {
 }
 
 usage() {
-  sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 main() {
@@ -509,9 +539,9 @@ main() {
   shift || true
   case "$cmd" in
     fetch) cmd_fetch ;;
-    start) cmd_start ;;
+    start) if (($#)); then cmd_start_some "$@"; else cmd_start; fi ;;
     wait) cmd_wait "$@" ;;
-    stop) cmd_stop ;;
+    stop) if (($#)); then cmd_stop_some "$@"; else cmd_stop; fi ;;
     clean) cmd_stop; dev_remove_state "$VAR_DIR" ;;
     restart) cmd_stop; cmd_start ;;
     status) cmd_status ;;

@@ -43,7 +43,7 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
     client_key: str | None = Field(default=None, description="PEM private key (unencrypted) of client_cert")
     proxy: str | None = Field(default=None, description="http(s) proxy URL for every call")
     trust_env: bool = Field(default=False, description="read HTTP(S)_PROXY/NO_PROXY from the environment")
-    request_max_attempts: int = Field(default=6, description="tries per HTTP call, transient errors only")
+    request_max_attempts: int = Field(default=10, description="tries per HTTP call, transient errors only")
     request_initial_delay: float = Field(default=0.5, description="first retry backoff, seconds")
     request_max_delay: float = Field(default=30.0, description="backoff cap, seconds")
     request_deadline: float = Field(default=300.0, description="seconds one call may take with its retries")

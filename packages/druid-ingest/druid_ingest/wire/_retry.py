@@ -20,9 +20,13 @@ class RetryPolicy:
 
     ``max_attempts`` counts the first try. ``deadline`` (seconds) bounds one logical call including sleeps;
     a retry that would sleep past it is not made.
+
+    The defaults keep retrying for at least 60 s (jitter at its lowest; at most ~120 s): a leader failover
+    behind the Router answers 502 for about Druid's ZooKeeper session timeout (30 s by default) and a
+    default client must ride that out (druid-contract §failover). Six attempts gave up after 8-16 s.
     """
 
-    max_attempts: int = 6
+    max_attempts: int = 10
     initial_delay: float = 0.5
     max_delay: float = 30.0
     multiplier: float = 2.0
