@@ -57,8 +57,9 @@ CONFIG: dict[str, dict[str, Any]] = {
         "description": "Deployment-wide defaults of the Druid ingestion operators and sensors.",
         "options": {
             "default_deferrable": {
-                "description": "Whether DruidIngestOperator, DruidMsqIngestOperator, DruidTaskSensor and "
-                "DruidHandoffSensor wait in the triggerer when a task does not pass deferrable=. A Druid wait "
+                "description": "Whether DruidIngestOperator, DruidMsqIngestOperator, DruidTaskSensor, "
+                "DruidHandoffSensor and the @task.druid_ingest/@task.druid_msq decorators wait in the triggerer "
+                "when a task does not pass deferrable=. A Druid wait "
                 "lasts minutes to hours, so the default is True (unlike [operators] default_deferrable); False "
                 "makes them wait in the worker, holding a worker slot.",
                 "version_added": "0.1.0",

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from airflow_provider_druid_ingest.common.run_context import run_partition_key
+
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
 
@@ -106,12 +108,6 @@ def event_extra(
         "served_by_task": served_by(druid_task_id, handoff, result),
         "superseded_by": result.superseded_by if result is not None and handoff == "superseded" else None,
     }
-
-
-def run_partition_key(context: Any) -> str | None:
-    """The run's partition key (a partitioned timetable's run, Airflow 3.3), or None for any other run."""
-    key = context.get("partition_key") if hasattr(context, "get") else None
-    return key if isinstance(key, str) and key.strip() else None
 
 
 def record_event(context: Any, outlets: Iterable[Any], extra: dict[str, Any]) -> list[str]:

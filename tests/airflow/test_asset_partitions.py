@@ -92,3 +92,16 @@ def test_run_partition_key_reads_only_a_real_key(bad):
     assert run_partition_key({"partition_key": bad}) is None
     assert run_partition_key({"partition_key": KEY}) == KEY
     assert run_partition_key(object()) is None
+
+
+def test_partitioned_run_without_intervals_warns_that_it_ingests_the_specs_own(druid_conn, capsys):
+    """A partitioned run has no data interval: the spec's own intervals are used, and the log says so."""
+    ctx = {"outlet_events": OutletEventAccessors(), "partition_key": KEY, "data_interval_start": None,
+           "data_interval_end": None}
+    capsys.readouterr()
+    plan = DruidIngestOperator(task_id="i", spec=spec(intervals=[DAY]), **FAST).plan(ctx)
+    assert list(plan.intervals) == [DAY]
+    logged = capsys.readouterr().out
+    assert f"partitioned run (partition_key={KEY!r}) has no data interval" in logged and "intervals=" in logged
+    DruidIngestOperator(task_id="i", spec=spec(), intervals=[DAY], **FAST).plan(ctx)
+    assert "has no data interval" not in capsys.readouterr().out  # intervals= given: nothing to say
