@@ -103,3 +103,19 @@ def test_msq_decorator_refuses_a_statement_outside_the_run_before_any_http(druid
     with pytest.raises(AirflowFailException, match="expected one MSQ statement"):
         decorated(lambda: {"sql": bad}, decorator=druid_msq_task, datasource="msq_op").execute(ctx)
     assert druid_conn.requests == []
+
+
+def test_msq_decorator_carries_the_statement_across_the_deferral(druid_conn, ctx):
+    calls = []
+
+    def statement():
+        calls.append(1)
+        return SQL
+
+    with pytest.raises(TaskDeferred) as deferred:
+        decorated(statement, decorator=druid_msq_task, datasource="msq_op").execute(ctx)
+    assert deferred.value.kwargs[CARRIED] == SQL
+    resumed = decorated(statement, decorator=druid_msq_task, datasource="msq_op")
+    druid_task_id = resumed.execute_complete(ctx, run_trigger(deferred.value.trigger), **deferred.value.kwargs)
+    assert druid_task_id == deferred.value.trigger.druid_task_id and calls == [1]
+    assert ctx["outlet_events"][Asset("druid://druid_cluster_default/msq_op")].extra["druid_task_id"] == druid_task_id
