@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow_provider_druid_ingest.registry import CONFIG, CONNECTION_HOOK, REGISTRY, class_paths, modules
+from airflow_provider_druid_ingest.registry import (
+    CONFIG,
+    CONNECTION_HOOK,
+    REGISTRY,
+    TASK_DECORATORS,
+    class_paths,
+    modules,
+)
 
 __all__ = ["INTEGRATION", "PACKAGE", "get_provider_info"]
 
@@ -134,6 +141,7 @@ def get_provider_info() -> dict[str, Any]:
             }
         ],
         "extra-links": class_paths("links"),
+        "task-decorators": [{"name": name, "class-name": path} for name, path in TASK_DECORATORS.items()],
         # Airflow 3 normalises an Asset URI through the handler registered for its scheme (ours rejects a
         # druid:// URI that does not name one connection and one datasource) and leaves normalized_uri None
         # for a scheme nobody registered.

@@ -1,4 +1,4 @@
-"""The one registration table of the provider: every public operator, sensor, trigger, hook and link.
+"""The one registration table of the provider: every public operator, sensor, trigger, hook, link and decorator.
 
 The subpackages' lazy names and ``__all__`` and the provider metadata (``get_provider_info``) are derived from
 it, so a new class is registered by one line here (tests/airflow/test_registration.py checks the rest agree).
@@ -11,7 +11,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BASES", "CONFIG", "CONNECTION_HOOK", "REGISTRY", "class_paths", "lazy_getattr", "modules"]
+__all__ = ["BASES", "CONFIG", "CONNECTION_HOOK", "REGISTRY", "TASK_DECORATORS", "class_paths", "lazy_getattr",
+           "modules"]
 
 _P = "airflow_provider_druid_ingest"
 
@@ -39,6 +40,12 @@ REGISTRY: dict[str, dict[str, str]] = {
 #: UI's Test button): the DbApiHook subclass of DruidHook, so common.sql accepts the connection
 CONNECTION_HOOK = "DruidSqlHook"
 
+#: TaskFlow decorators (provider metadata's ``task-decorators``): ``@task.<name>`` -> the factory's path
+TASK_DECORATORS: dict[str, str] = {
+    "druid_ingest": f"{_P}.decorators.ingest.druid_ingest_task",
+    "druid_msq": f"{_P}.decorators.ingest.druid_msq_task",
+}
+
 #: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
 BASES = frozenset({"DruidSpecOperator", "DruidWaitTrigger"})
 
@@ -50,8 +57,9 @@ CONFIG: dict[str, dict[str, Any]] = {
         "description": "Deployment-wide defaults of the Druid ingestion operators and sensors.",
         "options": {
             "default_deferrable": {
-                "description": "Whether DruidIngestOperator, DruidMsqIngestOperator, DruidTaskSensor and "
-                "DruidHandoffSensor wait in the triggerer when a task does not pass deferrable=. A Druid wait "
+                "description": "Whether DruidIngestOperator, DruidMsqIngestOperator, DruidTaskSensor, "
+                "DruidHandoffSensor and the @task.druid_ingest/@task.druid_msq decorators wait in the triggerer "
+                "when a task does not pass deferrable=. A Druid wait "
                 "lasts minutes to hours, so the default is True (unlike [operators] default_deferrable); False "
                 "makes them wait in the worker, holding a worker slot.",
                 "version_added": "0.1.0",

@@ -17,14 +17,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from airflow_provider_druid_ingest.common.run_context import run_partition_key
+
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
 
     from airflow.sdk import Asset
     from druid_ingest.api import HandoffResult
 
-__all__ = ["SCHEME", "asset_uri", "default_outlets", "druid_asset", "event_extra", "record_event", "sanitize_uri",
-           "served_by"]
+__all__ = [
+    "SCHEME",
+    "asset_uri",
+    "default_outlets",
+    "druid_asset",
+    "event_extra",
+    "record_event",
+    "run_partition_key",
+    "sanitize_uri",
+    "served_by",
+]
 
 SCHEME = "druid"
 
@@ -103,7 +114,9 @@ def record_event(context: Any, outlets: Iterable[Any], extra: dict[str, Any]) ->
     """Put ``extra`` on the pending event of each of ``outlets`` that is this datasource's Druid asset.
 
     Call it only on the success path after the handoff gate: a task that fails emits no event at all. Returns
-    the URIs it annotated (other outlets, e.g. a user's own Asset, are left as they are).
+    the URIs it annotated (other outlets, e.g. a user's own Asset, are left as they are). In a partitioned run
+    the event is the run's partition (``add_partitions``, where the accessor has it: Airflow 3.3); any other run
+    emits an unkeyed event as before, since a keyed event does not schedule a non-partitioned consumer.
     """
     from airflow.sdk import Asset
 
@@ -111,9 +124,14 @@ def record_event(context: Any, outlets: Iterable[Any], extra: dict[str, Any]) ->
     if events is None:
         return []
     want = asset_uri(extra["conn_id"], extra["datasource"])
+    key = run_partition_key(context)
     done = []
     for outlet in outlets:
         if isinstance(outlet, Asset) and outlet.uri == want:
-            events[outlet].extra.update(extra)
+            accessor = events[outlet]
+            accessor.extra.update(extra if key is None else {**extra, "partition_key": key})
+            add_partitions = getattr(accessor, "add_partitions", None)  # feature test: absent before 3.3
+            if key is not None and callable(add_partitions):
+                add_partitions(key)
             done.append(outlet.uri)
     return done

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["as_list", "druid_instant", "rendered", "run_intervals"]
+__all__ = ["as_list", "druid_instant", "no_interval_warning", "rendered", "run_intervals", "run_partition_key"]
 
 
 def druid_instant(value: datetime) -> str:
@@ -24,6 +24,21 @@ def run_intervals(context: Mapping[str, Any]) -> list[str] | None:
     if start is None or end is None or start >= end:
         return None
     return [f"{druid_instant(start)}/{druid_instant(end)}"]
+
+
+def run_partition_key(context: Any) -> str | None:
+    """The run's partition key (a partitioned timetable's run, Airflow 3.3), or None for any other run."""
+    key = context.get("partition_key") if hasattr(context, "get") else None
+    return key if isinstance(key, str) and key.strip() else None
+
+
+def no_interval_warning(context: Mapping[str, Any], intervals: Any) -> str | None:
+    """What to tell a partitioned run (no data interval) that passed no ``intervals=``, else None."""
+    key = run_partition_key(context)
+    if key is None or as_list(intervals) or run_intervals(context) is not None:
+        return None
+    return (f"partitioned run (partition_key={key!r}) has no data interval: using the intervals the spec names; "
+            "pass intervals= built from partition_date (docs/airflow-3.3.md)")
 
 
 def as_list(value: Any) -> list[str] | None:

@@ -122,7 +122,8 @@ class DruidHook(BaseHook):
     ``trust_env`` (read HTTP(S)_PROXY/NO_PROXY from the environment; default false).
 
     :param druid_conn_id: the connection id (default ``druid_cluster_default``)
-    :param retry: optional :class:`~druid_ingest.wire._retry.RetryPolicy` for every call
+    :param retry: optional :class:`~druid_ingest.wire.RetryPolicy` for every HTTP call (the operators pass their
+        ``http_retry=``; a hook has no Airflow ``retry_policy``, so the name stays)
     """
 
     conn_name_attr = "druid_conn_id"

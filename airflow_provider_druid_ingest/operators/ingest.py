@@ -77,6 +77,8 @@ class DruidIngestOperator(DruidSpecOperator):
     ``intervals``, ``handoff`` (the gate's state), ``queryable``, ``served_by_task`` and ``superseded_by`` in its
     extra (see ``common/assets.py``: ``superseded`` passes the gate, but queries read the later task's data, so
     ``queryable`` is false there). XCom ``druid_served_by_task`` names that task too, for a downstream row count.
+    In a partitioned run (Airflow 3.3 partitioned timetables) the event is the run's partition (``partition_key``
+    in the extra and on the event); such a run has no data interval, so pass ``intervals=`` (docs/airflow-3.3.md).
     """
 
     def __init__(

@@ -15,7 +15,7 @@ from airflow.sdk.exceptions import AirflowFailException
 from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.assets import default_outlets
-from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
+from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
@@ -108,5 +108,7 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         if log_warnings:
             for warning in plan.warnings:
                 self.log.warning("MSQ statement warning: %s", warning)
+            if note := no_interval_warning(context, self.intervals):
+                self.log.warning("%s", note)
             self.log.info("MSQ statement for %s:\n%s", ", ".join(plan.intervals), plan.sql)
         return plan

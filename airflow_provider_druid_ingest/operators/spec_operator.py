@@ -18,7 +18,7 @@ from airflow.sdk.exceptions import AirflowFailException
 from druid_ingest.planning import Preflight, check_preflight
 from druid_ingest.wire import SpecValidationError
 
-from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
+from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
 from airflow_provider_druid_ingest.common.settings import HttpRetryAttr, http_retry_arg
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
@@ -159,6 +159,8 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
             raise AirflowFailException("spec.dataSchema.dataSource: missing; pass datasource= or set it in the spec")
         for warning in plan.warnings if log_warnings else ():
             self.log.warning("Druid spec warning: %s", warning)
+        if log_warnings and (note := no_interval_warning(context, self.intervals)):
+            self.log.warning("%s", note)
         self._lineage_plan = plan
         return plan
 

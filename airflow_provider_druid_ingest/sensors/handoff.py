@@ -56,7 +56,7 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
     :param deferrable: wait in the triggerer (default True; see ``[druid_ingest] default_deferrable``)
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
-        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name
+        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
 
     ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when ``datasource`` is a literal.
     ``timeout`` (sensor) bounds the wait. The :class:`HandoffTarget` is fixed once from the task's status and

@@ -46,7 +46,7 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
-        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name
+        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
 
     Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too, and on SUCCESS
     ``druid_version_ceiling`` (when the wait saw the task holding its lock) for ``DruidHandoffSensor``'s

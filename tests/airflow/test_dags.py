@@ -264,3 +264,31 @@ def test_one_shot_dag_superseded_gate_labels_the_counts_with_the_served_task(dru
 
 def posts_of(fake) -> list:
     return [r for r in fake.requests if r.method == "POST" and r.path == TASK]
+
+
+def test_taskflow_dag_parses_and_ingests_the_computed_spec_through_the_deferred_path(druid_conn, trigger_runs):
+    """``@task.druid_ingest``: the spec is computed from the upstream task's XCom, then the operator's path runs
+    (one submit, one deferral for the task and its handoff, green only once served)."""
+    dag = example_dag("example_druid_taskflow")
+    ingest = dag.get_task("ingest_events")
+    assert ingest.custom_operator_name == "@task.druid_ingest" and ingest.pool_slots == 3
+    assert [o.uri for o in ingest.outlets] == ["druid://druid_cluster_default/taskflow_events_web"]
+    from .test_assets import _asset_events
+
+    uri = "druid://druid_cluster_default/taskflow_events_web"
+    before = len(_asset_events(uri))
+    dr = run_dag(dag)
+    assert dr.state == "success", ti_states(dr)
+    assert trigger_runs == ["DruidIngestionTrigger"]
+    druid_task_id = next(v for t, k, v in stored_xcoms(dr) if (t, k) == ("ingest_events", "return_value"))
+    events = _asset_events(uri)[before:]
+    assert [(e["druid_task_id"], e["interval"], e["queryable"]) for e in events] == [(druid_task_id, DAY, True)]
+    posts = [r for r in druid_conn.requests if r.method == "POST" and r.path == TASK]
+    assert len(posts) == 1
+    sent = posts[0].json["spec"]
+    assert sent["dataSchema"]["dataSource"] == "taskflow_events_web"
+    assert sent["dataSchema"]["granularitySpec"]["intervals"] == [DAY]
+    assert sent["ioConfig"]["inputSource"]["baseDir"] == "/tmp/events/2026-11-01"
+    assert sent["tuningConfig"]["maxNumConcurrentSubTasks"] == 1  # no files landed in the test's folder
+    assert any(r.path.startswith("/druid/coordinator/v1/metadata/datasources/taskflow_events_web") for r in
+               druid_conn.requests), "the decorated task must have gated on handoff"

@@ -88,3 +88,24 @@ def test_links_are_in_the_table_and_the_provider_metadata():
 def test_the_hook_of_the_connection_type_is_registered():
     hooks = {f"{m}.{n}" for n, m in REGISTRY["hooks"].items()}
     assert {c["hook-class-name"] for c in get_provider_info()["connection-types"]} <= hooks
+
+
+def test_task_decorators_are_in_the_table_the_provider_metadata_and_airflows_task():
+    """Every decorator the decorators package exports is registered, and ``@task.<name>`` resolves to it."""
+    from airflow.sdk import task
+    from airflow.sdk.providers_manager_runtime import ProvidersManagerTaskRuntime
+
+    from airflow_provider_druid_ingest.registry import TASK_DECORATORS
+
+    pkg = importlib.import_module(f"{PACKAGE}.decorators")
+    exported = {f"{pkg.__name__}.{info.name}.{name}"
+                for info in pkgutil.iter_modules(pkg.__path__)
+                for name in importlib.import_module(f"{pkg.__name__}.{info.name}").__all__}
+    assert set(TASK_DECORATORS.values()) == exported
+    assert {(d["name"], d["class-name"]) for d in get_provider_info()["task-decorators"]} == set(
+        TASK_DECORATORS.items())
+    runtime = ProvidersManagerTaskRuntime().taskflow_decorators
+    for name, path in TASK_DECORATORS.items():
+        module, _, attr = path.rpartition(".")
+        assert runtime[name] is getattr(importlib.import_module(module), attr)
+        assert getattr(task, name) is runtime[name]
