@@ -121,3 +121,14 @@ def test_nginx_ports_are_distinct_and_the_0700_clone_moves_every_one(tmp_path: P
     clone = dict(re.findall(r"(NGINX_DEV_\w*PORT)=(\d+)", (ROOT / "scripts/ci/outside_checkout.sh").read_text()))
     assert set(clone) == set(defaults), sorted(set(defaults) - set(clone))
     assert not {int(p) for p in clone.values()} & set(defaults.values())
+
+
+def test_nginx_start_refuses_a_squid_binary_that_is_not_one(tmp_path: Path) -> None:
+    env_extra = {"SQUID": str(tmp_path / "no-squid-here"), "DRUID_URL": "http://127.0.0.1:9"}
+    env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(tmp_path), "NGINX_DEV_VAR_DIR": str(tmp_path / "nginx"),
+           **env_extra}
+    done = subprocess.run(["bash", str(HARNESSES["nginx"]), "start"], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert done.returncode == 1
+    assert f"[nginx.sh] ERROR: SQUID={tmp_path / 'no-squid-here'} is not an executable file" in done.stderr
+    assert not (tmp_path / "nginx" / "nginx.pid").exists()

@@ -248,7 +248,10 @@ EOF
 }
 
 start() {
-  local note
+  local name note
+  for name in NGINX SQUID; do  # a binary named explicitly must be one: no silent fallback to another
+    if [ -n "${!name:-}" ] && [ ! -x "${!name}" ]; then die "$name=${!name} is not an executable file"; fi
+  done
   note="$(dev_state_note "nginx's worker" "$WORKER_USER" "$HERE/var" "$VAR")"
   if [[ -n "$note" ]]; then log "$note"; dev_make_outside "$VAR" root; fi
   mkdir -p "$VAR/logs" "$VAR/tmp"
