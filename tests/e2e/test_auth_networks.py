@@ -238,3 +238,21 @@ def test_a_proxy_that_refuses_the_tunnel_is_named_with_its_answer(nginx, client)
         "drop the proxy to connect directly [GET https://127.0.0.2:9/druid/indexer/v1/workers]")
     assert [(h.method, h.target, h.status) for h in nginx.squid.since(smark)] == [("CONNECT", "127.0.0.2:9", 403)]
     assert took < 1.0, "a refusal is fatal: no retry backoff"
+
+
+@pytest.mark.parametrize("client", sorted(CALLS))
+def test_the_environments_https_proxy_tunnels_and_its_refusal_names_the_environment(nginx, client, monkeypatch):
+    for name in ("HTTPS_PROXY", "https_proxy"):
+        monkeypatch.setenv(name, nginx.squid_url)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    smark = nginx.squid.mark()
+    assert CALLS[client](admin(nginx, trust_env=True), "capacity").total_slots >= 1
+    assert [(h.method, h.target) for h in nginx.squid.since(smark)] == [("CONNECT", hostport(nginx.tls_url))]
+    error, _ = raised(CALLS[client], cfg("https://127.0.0.2:9", trust_env=True), "capacity")
+    assert isinstance(error, DruidProxyError)
+    assert str(error) == (
+        "the proxy from the environment (HTTPS_PROXY/HTTP_PROXY, read because trust_env is on) refused to open a "
+        "tunnel to 127.0.0.2:9 (403 Forbidden); fix that proxy's rules, set NO_PROXY for this host, or set the "
+        "connection's proxy extra (ClusterConfig.proxy) to one that allows it "
+        "[GET https://127.0.0.2:9/druid/indexer/v1/workers]")

@@ -46,3 +46,10 @@ def test_a_tls_hang_up_with_a_client_cert_configured_says_it_was_refused() -> No
     error = transport_error("connect", "ClientOSError: [Errno 104] Connection reset by peer", "GET", URL,
                             client_cert=True)
     assert "it most likely refused the TLS client certificate" in str(error)
+
+
+def test_a_refused_tunnel_through_the_environments_proxy_says_so() -> None:
+    error = transport_error("proxy", "403 Forbidden", "GET", URL, None)
+    assert type(error) is DruidProxyError
+    assert str(error).startswith("the proxy from the environment (HTTPS_PROXY/HTTP_PROXY, read because trust_env "
+                                 "is on) refused to open a tunnel to druid:8281 (403 Forbidden)")

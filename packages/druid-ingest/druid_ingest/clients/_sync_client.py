@@ -75,8 +75,9 @@ class RequestsTransport:
         except requests.Timeout as exc:
             raise transport_error("timeout", type(exc).__name__, hc.method, hc.url) from None
         except requests.ConnectionError as exc:
-            via = self.config.proxy if isinstance(exc, requests.exceptions.ProxyError) else None
-            refused = tunnel_refusal(str(exc)) if via else None
+            from_proxy = isinstance(exc, requests.exceptions.ProxyError)
+            via = self.config.proxy if from_proxy else None
+            refused = tunnel_refusal(str(exc)) if from_proxy else None
             if refused is not None:  # the proxy is up and answered the CONNECT with an error status
                 raise transport_error("proxy", refused, hc.method, hc.url, via) from None
             raise transport_error("connect", str(exc) or type(exc).__name__, hc.method, hc.url, via,

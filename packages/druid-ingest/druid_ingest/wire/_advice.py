@@ -197,10 +197,15 @@ def connect_message(reason: str, url: str, proxy: str | None = None, client_cert
     return f"could not connect to {where}: {cause}"
 
 
-def proxy_refused_message(reason: str, url: str, proxy: str) -> str:
-    """The proxy answered the CONNECT with an error status (``reason``: e.g. ``403 Forbidden``)."""
+def proxy_refused_message(reason: str, url: str, proxy: str | None) -> str:
+    """The proxy answered the CONNECT with an error status (``reason``: e.g. ``403 Forbidden``); ``proxy`` None:
+    the environment's (trust_env)."""
     login = ("; it wants a login: put it in the proxy URL (http://user:password@proxy:3128)"
              if reason.startswith("407") else "")
+    if proxy is None:
+        return (f"the proxy from the environment (HTTPS_PROXY/HTTP_PROXY, read because trust_env is on) refused to "
+                f"open a tunnel to {hostport(url)} ({reason}){login}; fix that proxy's rules, set NO_PROXY for this "
+                "host, or set the connection's proxy extra (ClusterConfig.proxy) to one that allows it")
     return (f"the proxy {hostport(proxy)} refused to open a tunnel to {hostport(url)} ({reason}){login}; check the "
             "connection's proxy extra (ClusterConfig.proxy): the proxy must allow CONNECT to that host and port, "
             "or drop the proxy to connect directly")
@@ -229,7 +234,7 @@ def transport_error(kind: TransportFailure, reason: str, method: str, url: str,
         return DruidTLSError(tls_message(reason, url), method=method, url=url)
     if kind == "timeout":
         return DruidTimeoutError(f"timed out: {reason}" if reason else "timed out", method=method, url=url)
-    if kind == "proxy" and proxy is not None:
+    if kind == "proxy":
         message = proxy_refused_message(reason, url, proxy)
         if reason[:1] == "5":
             return DruidConnectionError(message, method=method, url=url)
