@@ -61,7 +61,9 @@ start_druid() {
   bash dev/druid/druid.sh wait 600
 }
 start_nginx() {
-  # nginx (TLS, basic auth, read-only user, cross-host 307) in front of it for tests/e2e/test_tls_*.py
+  # nginx (TLS, basic auth, read-only user, cross-host 307, bearer token, client certificates, http:// proxy)
+  # in front of it, and squid (the HTTPS proxy), for tests/e2e/test_tls_*.py and test_auth_networks.py; `start`
+  # installs both when missing (or fails) and rewrites + reloads a running one, so its servers are current
   if bash dev/nginx/nginx.sh status >/dev/null 2>&1; then
     echo "test: the dev nginx already runs: using it (not stopped afterwards)"
   else

@@ -99,3 +99,36 @@ def test_remove_state_refuses_what_no_harness_made(what: str, tmp_path: Path) ->
     done = _lib(f'dev_remove_state "{path}"', tmp_path)
     assert done.returncode == 1 and "clean: refusing to remove" in done.stderr
     assert home.exists() and checkout.exists()
+
+
+def _nginx_port_defaults() -> dict[str, int]:
+    text = HARNESSES["nginx"].read_text()
+    return {name: int(port) for name, port in re.findall(r"\$\{(NGINX_DEV_\w*PORT):-(\d+)\}", text)}
+
+
+def test_nginx_status_names_both_servers_and_fails_when_either_is_down(tmp_path: Path) -> None:
+    status = _run(HARNESSES["nginx"], "status", tmp_path=tmp_path)
+    assert status.returncode == 1
+    assert status.stdout.splitlines() == ["nginx not running", "squid not running"]
+
+
+def test_nginx_ports_are_distinct_and_the_0700_clone_moves_every_one(tmp_path: Path) -> None:
+    defaults = _nginx_port_defaults()
+    assert set(defaults) == {"NGINX_DEV_PORT", "NGINX_DEV_REDIRECT_PORT", "NGINX_DEV_TOKEN_PORT",
+                             "NGINX_DEV_MTLS_PORT", "NGINX_DEV_PROXY_PORT", "NGINX_DEV_SQUID_PORT"}
+    assert len(set(defaults.values())) == len(defaults), defaults
+    # scripts/ci/outside_checkout.sh starts a second harness beside the suite's: every port must move
+    clone = dict(re.findall(r"(NGINX_DEV_\w*PORT)=(\d+)", (ROOT / "scripts/ci/outside_checkout.sh").read_text()))
+    assert set(clone) == set(defaults), sorted(set(defaults) - set(clone))
+    assert not {int(p) for p in clone.values()} & set(defaults.values())
+
+
+def test_nginx_start_refuses_a_squid_binary_that_is_not_one(tmp_path: Path) -> None:
+    env_extra = {"SQUID": str(tmp_path / "no-squid-here"), "DRUID_URL": "http://127.0.0.1:9"}
+    env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(tmp_path), "NGINX_DEV_VAR_DIR": str(tmp_path / "nginx"),
+           **env_extra}
+    done = subprocess.run(["bash", str(HARNESSES["nginx"]), "start"], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert done.returncode == 1
+    assert f"[nginx.sh] ERROR: SQUID={tmp_path / 'no-squid-here'} is not an executable file" in done.stderr
+    assert not (tmp_path / "nginx" / "nginx.pid").exists()

@@ -33,7 +33,9 @@ case "$cmd" in
     mkdir -p "$DRUID_INGEST_DEV_STATE_ROOT"
     echo "outside checkout: $clone (mode of $dir: $(stat -c %a "$dir"), user $(id -un))"
     cd "$clone"
-    export NGINX_DEV_PORT=28445 NGINX_DEV_REDIRECT_PORT=28446
+    # every port of the harness moves (the suite's own nginx and squid may be running on the defaults)
+    export NGINX_DEV_PORT=28445 NGINX_DEV_REDIRECT_PORT=28446 NGINX_DEV_TOKEN_PORT=28451 NGINX_DEV_MTLS_PORT=28452 \
+      NGINX_DEV_PROXY_PORT=28453 NGINX_DEV_SQUID_PORT=28454
     DRUID_URL="$druid_url" bash dev/nginx/nginx.sh start
     eval "$(bash dev/nginx/nginx.sh env)"
     code="$(curl -s -o /dev/null -w '%{http_code}' --cacert "$NGINX_CA_BUNDLE" -u "$NGINX_ADMIN_USER:$NGINX_ADMIN_PASSWORD" \

@@ -53,6 +53,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bool, s
         "tls_redirect": conn(nginx.redirect_url, nginx.admin, **ca),
         "tls_wrong_port": conn(f"https://127.0.0.1:{port}", nginx.admin, **ca),
         "tls_plain_http": conn(nginx.tls_url.replace("https://", "http://"), nginx.admin),
+        # auth=bearer: the token in Password (Login ignored), against the token server
+        "token_ok": conn(nginx.token_url, ("ignored", nginx.token), auth="bearer", **ca),
+        "token_wrong": conn(nginx.token_url, ("ignored", "not-" + nginx.token), auth="bearer", **ca),
+        "mtls_ok": conn(nginx.mtls_url, None, client_cert=nginx.client_cert, client_key=nginx.client_key, **ca),
+        "mtls_none": conn(nginx.mtls_url, None, **ca),
+        "proxy_http": conn(nginx.upstream_url, None, proxy=nginx.proxy_url),
     }
     home = tmp_path_factory.mktemp("airflow-home")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW")}
@@ -63,12 +69,14 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bool, s
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     written = [f.read_text(errors="replace") for f in Path(home).rglob("*") if f.is_file()]
-    for secret in (nginx.admin[1], nginx.reader[1]):
+    for secret in (nginx.admin[1], nginx.reader[1], nginx.token):
         assert secret not in out and not any(secret in text for text in written)
     found = {name: (bool(ok), str(msg)) for name, (ok, msg) in json.loads(proc.stdout.splitlines()[-1]).items()}
     print("\n".join(f"{name}: {'PASS' if ok else 'FAIL'}: {msg}" for name, (ok, msg) in found.items()))
     found["_port"] = (True, str(port))
     found["_tls"] = (True, nginx.tls_url)
+    found["_token"] = (True, nginx.token_url)
+    found["_mtls"] = (True, nginx.mtls_url)
     return found
 
 
@@ -118,3 +126,33 @@ def test_plain_http_on_the_tls_port_says_use_https(results):
     ok, message = results["tls_plain_http"]
     assert not ok
     assert "is a TLS port: use https://" in message
+
+
+def test_a_bearer_token_connection_passes(results):
+    ok, message = results["token_ok"]
+    assert ok, message
+    assert message.startswith(f"Connected to Druid at {results['_token'][1]}: healthy, Overlord leader, ")
+
+
+def test_a_wrong_bearer_token_names_the_token(results):
+    ok, message = results["token_wrong"]
+    assert not ok
+    assert "failed at the login check (GET /druid/indexer/v1/workers)" in message
+    assert "Druid rejected the bearer token: it was sent and refused" in message
+    assert "the connection's Password with extra auth=bearer" in message and "HTTP 401" in message
+
+
+def test_a_client_certificate_connection_passes_and_none_names_the_extras(results):
+    ok, message = results["mtls_ok"]
+    assert ok, message
+    assert message.startswith(f"Connected to Druid at {results['_mtls'][1]}: healthy, Overlord leader, ")
+    ok, message = results["mtls_none"]
+    assert not ok
+    assert "failed at the health check (GET /status/health)" in message
+    assert "requires a TLS client certificate and none was sent" in message
+    assert "client_cert and client_key extras" in message
+
+
+def test_a_proxy_connection_passes(results):
+    ok, message = results["proxy_http"]
+    assert ok, message

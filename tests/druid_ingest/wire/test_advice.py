@@ -108,3 +108,38 @@ def test_ssl_reason_is_found_inside_the_wrappers() -> None:
     except OSError as exc:
         assert ssl_reason(exc) == "WRONG_VERSION_NUMBER"
     assert ssl_reason(TimeoutError()) in ("timeout", "TimeoutError")
+
+
+BEARER_401 = {"Content-Type": "text/html", "WWW-Authenticate": 'Bearer realm="druid"'}
+PAGE_401 = b"<html><head><title>401 Authorization Required</title></head></html>"
+
+
+def test_a_bearer_challenge_without_a_login_asks_for_the_token() -> None:
+    req = Request("GET", "overlord", "/druid/indexer/v1/workers")
+    with pytest.raises(DruidAuthError) as info:
+        raise_for_status(Response(401, PAGE_401, BEARER_401, URL, sent_auth=False), req)
+    assert str(info.value).startswith(
+        'Druid requires a bearer token and none was sent (server said: "401 Authorization Required"): the server '
+        "asks for one (WWW-Authenticate: Bearer); set the token (ClusterConfig.token; in Airflow the connection's "
+        "Password with extra auth=bearer)")
+
+
+def test_a_password_sent_to_a_bearer_server_says_it_wants_a_token() -> None:
+    req = Request("GET", "overlord", "/druid/indexer/v1/workers")
+    with pytest.raises(DruidAuthError) as info:
+        raise_for_status(Response(401, PAGE_401, BEARER_401, URL, sent_auth=True, auth_scheme="Basic"), req)
+    assert "the server asks for a bearer token (WWW-Authenticate: Bearer), not a user name and password" in str(
+        info.value)
+    # a refused token against the same challenge stays "rejected the bearer token"
+    with pytest.raises(DruidAuthError, match="rejected the bearer token"):
+        raise_for_status(Response(401, PAGE_401, BEARER_401, URL, sent_auth=True, auth_scheme="Bearer"), req)
+
+
+@pytest.mark.parametrize(("reason", "words"), [
+    ("TLSV13_ALERT_CERTIFICATE_REQUIRED", "requires a TLS client certificate and none was sent"),
+    ("TLSV1_ALERT_UNKNOWN_CA", "refused the TLS client certificate"),
+    ("SSLV3_ALERT_BAD_CERTIFICATE", "refused the TLS client certificate"),
+])
+def test_the_servers_alerts_about_our_certificate_name_client_cert(reason: str, words: str) -> None:
+    text = tls_message(reason, URL)
+    assert f"druid.example.com:9088 {words} ({reason})" in text and "client_cert" in text

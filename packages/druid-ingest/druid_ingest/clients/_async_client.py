@@ -36,6 +36,7 @@ from druid_ingest.wire import (
     SharedRead,
     Sleep,
     exchange,
+    load_client_cert,
     read_timeout,
     request_headers,
     ssl_reason,
@@ -59,7 +60,7 @@ def _ssl_context(config: ClusterConfig) -> ssl.SSLContext | bool:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
     if config.client_cert:
-        context.load_cert_chain(config.client_cert, config.client_key)
+        load_client_cert(context, config.client_cert, config.client_key)
     return context
 
 
@@ -118,7 +119,11 @@ class AiohttpTransport:
             raise transport_error("connect", _os_reason(exc.os_error), hc.method, hc.url, via) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
             # a TLS server that wants a client certificate hangs up (disconnect) or resets the connection
-            raise transport_error("connect", f"{type(exc).__name__}: {exc}", hc.method, hc.url) from None
+            raise transport_error("connect", f"{type(exc).__name__}: {exc}", hc.method, hc.url,
+                                  client_cert=bool(self.config.client_cert)) from None
+        except aiohttp.ClientHttpProxyError as exc:  # the proxy answered the CONNECT with an error status
+            raise transport_error("proxy", f"{exc.status} {exc.message}".strip(), hc.method, hc.url,
+                                  self.config.proxy) from None
         except aiohttp.ClientError as exc:
             raise transport_error("other", type(exc).__name__, hc.method, hc.url) from None
 

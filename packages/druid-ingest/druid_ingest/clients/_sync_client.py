@@ -30,11 +30,13 @@ from druid_ingest.wire import (
     RetryPolicy,
     SharedRead,
     Sleep,
+    check_client_cert,
     exchange,
     read_timeout,
     request_headers,
     ssl_reason,
     transport_error,
+    tunnel_refusal,
 )
 
 __all__ = ["USER_AGENT", "DruidClient", "RequestsTransport", "T", "drive", "drive_exchange"]
@@ -47,6 +49,7 @@ class RequestsTransport:
 
     def __init__(self, config: ClusterConfig, session: requests.Session | None = None) -> None:
         self.config = config
+        check_client_cert(config)  # a wrong path or key is a clear error now, not an OSError inside a call
         self.session = session or requests.Session()
         # no ~/.netrc credentials or proxy env sneaking in, unless the config asks for the environment
         self.session.trust_env = config.trust_env
@@ -72,8 +75,13 @@ class RequestsTransport:
         except requests.Timeout as exc:
             raise transport_error("timeout", type(exc).__name__, hc.method, hc.url) from None
         except requests.ConnectionError as exc:
-            via = self.config.proxy if isinstance(exc, requests.exceptions.ProxyError) else None
-            raise transport_error("connect", str(exc) or type(exc).__name__, hc.method, hc.url, via) from None
+            from_proxy = isinstance(exc, requests.exceptions.ProxyError)
+            via = self.config.proxy if from_proxy else None
+            refused = tunnel_refusal(str(exc)) if from_proxy else None
+            if refused is not None:  # the proxy is up and answered the CONNECT with an error status
+                raise transport_error("proxy", refused, hc.method, hc.url, via) from None
+            raise transport_error("connect", str(exc) or type(exc).__name__, hc.method, hc.url, via,
+                                  client_cert=bool(self.config.client_cert)) from None
         sent = "Authorization" in headers
         scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
         return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._advice import TransportFailure, connect_message, ssl_reason, tls_message, transport_error
+    from ._advice import TransportFailure, connect_message, ssl_reason, tls_message, transport_error, tunnel_refusal
+    from ._client_cert import check_client_cert, load_client_cert
     from ._config import ClusterConfig, Secret, Service
     from ._errors import (
         DruidAuthError,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         DruidFatalError,
         DruidNotFoundError,
         DruidProtocolError,
+        DruidProxyError,
         DruidRetriesExhaustedError,
         DruidTaskFailedError,
         DruidTimeoutError,
@@ -67,6 +69,7 @@ _WHERE = {
     "DruidFatalError": "_errors",
     "DruidNotFoundError": "_errors",
     "DruidProtocolError": "_errors",
+    "DruidProxyError": "_errors",
     "DruidRetriesExhaustedError": "_errors",
     "DruidTLSError": "_errors",
     "DruidTaskFailedError": "_errors",
@@ -94,10 +97,12 @@ _WHERE = {
     "SpecValidationError": "_errors",
     "UnknownTaskError": "_errors",
     "call": "_exchange",
+    "check_client_cert": "_client_cert",
     "connect_message": "_advice",
     "duplicate_id_in": "_http",
     "exchange": "_exchange",
     "is_fatal": "_errors",
+    "load_client_cert": "_client_cert",
     "raise_for_status": "_http",
     "read_timeout": "_exchange",
     "request_headers": "_exchange",
@@ -105,6 +110,7 @@ _WHERE = {
     "ssl_reason": "_advice",
     "tls_message": "_advice",
     "transport_error": "_advice",
+    "tunnel_refusal": "_advice",
     "TransportFailure": "_advice",
 }
 
@@ -123,6 +129,7 @@ __all__ = [
     "DruidFatalError",
     "DruidNotFoundError",
     "DruidProtocolError",
+    "DruidProxyError",
     "DruidRetriesExhaustedError",
     "DruidTLSError",
     "DruidTaskFailedError",
@@ -151,10 +158,12 @@ __all__ = [
     "TransportFailure",
     "UnknownTaskError",
     "call",
+    "check_client_cert",
     "connect_message",
     "duplicate_id_in",
     "exchange",
     "is_fatal",
+    "load_client_cert",
     "raise_for_status",
     "read_timeout",
     "request_headers",
@@ -162,4 +171,5 @@ __all__ = [
     "ssl_reason",
     "tls_message",
     "transport_error",
+    "tunnel_refusal",
 ]

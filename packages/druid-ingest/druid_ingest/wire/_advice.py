@@ -13,18 +13,27 @@ import ssl
 from typing import Literal
 from urllib.parse import urlsplit
 
-from druid_ingest.wire._errors import DruidConnectionError, DruidError, DruidTimeoutError, DruidTLSError
+from druid_ingest.wire._errors import (
+    DruidConnectionError,
+    DruidError,
+    DruidProxyError,
+    DruidTimeoutError,
+    DruidTLSError,
+)
 
 __all__ = [
     "TransportFailure",
     "auth_message",
     "bad_request_hint",
+    "client_cert_refusal",
     "connect_message",
     "hostport",
     "needed_permission",
+    "proxy_refused_message",
     "ssl_reason",
     "tls_message",
     "transport_error",
+    "tunnel_refusal",
 ]
 
 # (method, path regex, permission Druid checks); druid-contract §auth-tls
@@ -60,12 +69,26 @@ def needed_permission(method: str, path: str) -> str | None:
     return None
 
 
+_TOKEN_FIELD = "ClusterConfig.token; in Airflow the connection's Password with extra auth=bearer"
+
+
 def auth_message(
-    status: int, method: str, path: str, sent_auth: bool, server_said: str, scheme: str = "Basic"
+    status: int, method: str, path: str, sent_auth: bool, server_said: str, scheme: str = "Basic",
+    challenge: str = "",
 ) -> str:
-    """401: the login is wrong or missing; 403: the login is fine but the user may not do this."""
+    """401: the login is wrong or missing; 403: the login is fine but the user may not do this.
+
+    ``challenge``: the 401's WWW-Authenticate; a ``Bearer`` one (RFC 6750) says a token is what the server wants."""
     said = f' (server said: "{server_said}")' if server_said else ""
+    wants_token = challenge.strip().lower().startswith("bearer")
     if status == 401:
+        if wants_token and not sent_auth:
+            return (f"Druid requires a bearer token and none was sent{said}: the server asks for one "
+                    f"(WWW-Authenticate: Bearer); set the token ({_TOKEN_FIELD})")
+        if wants_token and scheme != "Bearer":
+            return (f"Druid rejected the login: the user name and password were sent and refused{said}; the "
+                    "server asks for a bearer token (WWW-Authenticate: Bearer), not a user name and password: set "
+                    f"the token ({_TOKEN_FIELD})")
         if sent_auth and scheme == "Bearer":
             return (f"Druid rejected the bearer token: it was sent and refused{said}; check the token "
                     "(ClusterConfig.token; in Airflow the connection's Password with extra auth=bearer): it may "
@@ -82,10 +105,49 @@ def auth_message(
             "ask a Druid administrator to grant it, or use a user that has it")
 
 
+_CERT_FIELDS = "client_cert and client_key extras (ClusterConfig.client_cert/client_key)"
+
+
+def _no_client_cert(where: str, said: str) -> str:
+    return (f"{where} requires a TLS client certificate and none was sent{said}: set the connection's "
+            f"{_CERT_FIELDS} to a PEM certificate and key issued by the CA that server trusts")
+
+
+def _client_cert_refused(where: str, said: str) -> str:
+    return (f"{where} refused the TLS client certificate{said}: the certificate in the {_CERT_FIELDS} is not "
+            "issued by a CA that server trusts, or has expired; use one from the CA the server checks clients "
+            "against")
+
+
+# nginx's ssl_verify_client answers 400 with these page titles (ngx_http_request.c) after the handshake
+_NGINX_NO_CERT = "no required ssl certificate was sent"
+_NGINX_BAD_CERT = "the ssl certificate error"
+
+
+def client_cert_refusal(server_said: str, url: str) -> str | None:
+    """The words for a 400 that is really a TLS client-certificate refusal by a gateway (nginx); None otherwise."""
+    low = server_said.lower()
+    said = f' (server said: "{server_said}")'
+    if _NGINX_NO_CERT in low:
+        return _no_client_cert(hostport(url), said)
+    if _NGINX_BAD_CERT in low:
+        return _client_cert_refused(hostport(url), said)
+    return None
+
+
+_PEER_REFUSED = ("unknown_ca", "unknown ca", "bad_certificate", "bad certificate", "certificate_unknown",
+                 "certificate unknown", "certificate_expired", "certificate expired")
+
+
 def tls_message(reason: str, url: str) -> str:
     """A failed TLS handshake, by cause. ``reason`` is the SSL library's text (e.g. CERTIFICATE_VERIFY_FAILED)."""
     where = hostport(url)
     low = reason.lower()
+    # alerts the server sends about OUR certificate (Jetty with needClientAuth, Python's ssl): not its own
+    if "certificate_required" in low or "certificate required" in low:
+        return _no_client_cert(where, f" ({reason})")
+    if any(f"alert{sep}{what}" in low for sep in "_ " for what in _PEER_REFUSED):
+        return _client_cert_refused(where, f" ({reason})")
     if "mismatch" in low or "doesn't match" in low or "not valid for" in low:
         return (f"the TLS certificate of {where} does not name that host ({reason}): connect with a host name the "
                 "certificate lists in its subjectAltName, or get a certificate for this name")
@@ -105,10 +167,11 @@ def tls_message(reason: str, url: str) -> str:
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 
 
-def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
+def connect_message(reason: str, url: str, proxy: str | None = None, client_cert: bool = False) -> str:
     """No connection (refused, unknown host, unreachable); ``reason`` is the OS/library text.
 
-    ``proxy``: the proxy URL when it is the proxy that could not be reached (so the fix names the proxy field)."""
+    ``proxy``: the proxy URL when it is the proxy that could not be reached (so the fix names the proxy field);
+    ``client_cert``: whether a client certificate was configured (a TLS hang-up then means it was refused)."""
     where = hostport(url)
     found = _ERRNO.search(reason)
     cause = (found.group(1) if found else reason).strip()
@@ -118,6 +181,10 @@ def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
                 "proxy extra (ClusterConfig.proxy) and that the proxy is running, or drop it to connect directly")
     if url.lower().startswith("https:") and ("disconnected" in low or "without response" in low
                                            or "reset by peer" in low):
+        if client_cert:
+            return (f"{where} closed the TLS connection without an answer ({cause}): it most likely refused the "
+                    f"TLS client certificate; the certificate in the {_CERT_FIELDS} is not issued by a CA that "
+                    "server trusts, or has expired")
         return (f"{where} closed the TLS connection without an answer ({cause}); if it requires a TLS client "
                 "certificate, set the connection's client_cert and client_key extras (ClusterConfig.client_cert/"
                 "client_key) to a certificate its CA trusts")
@@ -130,19 +197,50 @@ def connect_message(reason: str, url: str, proxy: str | None = None) -> str:
     return f"could not connect to {where}: {cause}"
 
 
-TransportFailure = Literal["tls", "timeout", "connect", "other"]
+def proxy_refused_message(reason: str, url: str, proxy: str | None) -> str:
+    """The proxy answered the CONNECT with an error status (``reason``: e.g. ``403 Forbidden``); ``proxy`` None:
+    the environment's (trust_env)."""
+    login = ("; it wants a login: put it in the proxy URL (http://user:password@proxy:3128)"
+             if reason.startswith("407") else "")
+    if proxy is None:
+        return (f"the proxy from the environment (HTTPS_PROXY/HTTP_PROXY, read because trust_env is on) refused to "
+                f"open a tunnel to {hostport(url)} ({reason}){login}; fix that proxy's rules, set NO_PROXY for this "
+                "host, or set the connection's proxy extra (ClusterConfig.proxy) to one that allows it")
+    return (f"the proxy {hostport(proxy)} refused to open a tunnel to {hostport(url)} ({reason}){login}; check the "
+            "connection's proxy extra (ClusterConfig.proxy): the proxy must allow CONNECT to that host and port, "
+            "or drop the proxy to connect directly")
+
+
+TransportFailure = Literal["tls", "timeout", "connect", "proxy", "other"]
+
+
+_TUNNEL = re.compile(r"Tunnel connection failed: (\d{3}[^'\")\]]*)")
+
+
+def tunnel_refusal(text: str) -> str | None:
+    """The status of a refused CONNECT inside requests' ProxyError text (``403 Forbidden``), or None."""
+    found = _TUNNEL.search(text)
+    return found.group(1).strip() if found else None
 
 
 def transport_error(kind: TransportFailure, reason: str, method: str, url: str,
-                    proxy: str | None = None) -> DruidError:
+                    proxy: str | None = None, client_cert: bool = False) -> DruidError:
     """The one mapping from a transport's failure to the taxonomy, for both clients: each transport only sorts its
-    library's exceptions into ``kind`` and passes the library's text as ``reason``."""
+    library's exceptions into ``kind`` and passes the library's text as ``reason``.
+
+    ``proxy``: the configured proxy, when the failure is the proxy's (``kind`` "proxy": it answered the CONNECT
+    with ``reason``, an HTTP status line; a 5xx is retried); ``client_cert``: whether one was configured."""
     if kind == "tls":
         return DruidTLSError(tls_message(reason, url), method=method, url=url)
     if kind == "timeout":
         return DruidTimeoutError(f"timed out: {reason}" if reason else "timed out", method=method, url=url)
+    if kind == "proxy":
+        message = proxy_refused_message(reason, url, proxy)
+        if reason[:1] == "5":
+            return DruidConnectionError(message, method=method, url=url)
+        return DruidProxyError(message, method=method, url=url)
     if kind == "connect":
-        return DruidConnectionError(connect_message(reason, url, proxy), method=method, url=url)
+        return DruidConnectionError(connect_message(reason, url, proxy, client_cert), method=method, url=url)
     return DruidConnectionError(f"connection failed: {reason}", method=method, url=url)
 
 

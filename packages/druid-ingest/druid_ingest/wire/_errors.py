@@ -19,6 +19,7 @@ __all__ = [
     "DruidLeaderUnavailableError",
     "DruidNotFoundError",
     "DruidProtocolError",
+    "DruidProxyError",
     "DruidRedirectError",
     "DruidRetriesExhaustedError",
     "DruidServerError",
@@ -123,6 +124,11 @@ class DruidUnsupportedMediaTypeError(DruidFatalError):
 class DruidTLSError(DruidFatalError):
     """The TLS handshake failed (untrusted or mismatched certificate): set ``ca_bundle``, fix the host name,
     or opt out with ``verify=False``. Not retried: the next handshake fails the same way."""
+
+
+class DruidProxyError(DruidFatalError):
+    """The configured proxy answered the tunnel request (CONNECT) with a refusal: its policy, or a login it wants.
+    Not retried: the proxy answers the same way next time (a 5xx from it is a DruidConnectionError instead)."""
 
 
 class DruidRedirectError(DruidFatalError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
-from druid_ingest.wire._advice import auth_message, bad_request_hint
+from druid_ingest.wire._advice import auth_message, bad_request_hint, client_cert_refusal
 from druid_ingest.wire._config import ClusterConfig, Service, netloc_of
 from druid_ingest.wire._errors import (
     DruidAuthError,
@@ -25,6 +25,7 @@ from druid_ingest.wire._errors import (
     DruidRedirectError,
     DruidServerError,
     DruidThrottledError,
+    DruidTLSError,
     DruidUnsupportedMediaTypeError,
     DruidUsageError,
     DruidValidationError,
@@ -264,11 +265,14 @@ def raise_for_status(resp: Response, req: Request) -> None:
         dup = duplicate_task_id(resp)
         if dup is not None:
             raise DuplicateTaskIdError(dup, **kw)
+        cert_refusal = client_cert_refusal(msg, resp.url)
+        if cert_refusal is not None:
+            raise DruidTLSError(cert_refusal, **kw)
         raise DruidValidationError(f"Druid rejected the request: {msg}{bad_request_hint(msg, resp.url)}", **kw)
     if resp.status in (401, 403):
         server_said = resp.druid_message()
         raise DruidAuthError(auth_message(resp.status, req.method, req.path, resp.sent_auth, server_said,
-                                          resp.auth_scheme), **kw)
+                                          resp.auth_scheme, resp.header("www-authenticate") or ""), **kw)
     if resp.status == 404:
         if req.task_id is not None and _UNKNOWN_TASK.search(resp.text):
             raise UnknownTaskError(req.task_id, **kw)
