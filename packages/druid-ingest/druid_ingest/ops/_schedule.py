@@ -11,14 +11,16 @@ With a detection-latency target (``PollSchedule.detect_within``, T) the dense wi
 
 * without history (``fixed_delay``) every gap is at most T: the end is seen within T, always;
 * with history the window is ``[low - margin, longest + margin]`` (``margin``: how far the true run times may
-  reach past the sampled ones, plus the error of the run-start estimate), and the looks in it are exactly T
-  apart, the first one T after the window opens: a look at t sees every end in (t - T, t], so this is the fewest
-  looks that leave no end in the window unseen for longer than T. Ends outside it (below the 5th percentile, or
-  past every known run) are the ones the promise, "at p95", leaves out.
+  reach past the sampled ones, plus the error of the run-start estimate), of width W. A look at t sees every end
+  in (t - T, t], so k = ceil(W / T) looks are the fewest that leave no end in the window unseen for longer than
+  T; they are spread evenly (W / k apart, the last at the window's end), which keeps the count and lowers the
+  latency. Ends outside it (below the 5th percentile, or past every known run) are the ones the promise, "at
+  p95", leaves out; past the window the looks start again T apart and back off.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from druid_ingest.ops._history import DurationHistory
@@ -60,11 +62,12 @@ class PredictedSchedule:
 
     @property
     def step(self) -> float:
-        """Dense spacing. With a target: the target itself (the fewest looks that keep it). Without: a quarter of
-        the usual spread (a tight history needs few looks to hit the end), at least a second or 0.5 % of the
-        median run, at most the latency budget."""
+        """Dense spacing. With a target T: the window's width W over the fewest looks that keep T,
+        W / ceil(W / T). Without: a quarter of the usual spread (a tight history needs few looks to hit the end),
+        at least a second or 0.5 % of the median run, at most the latency budget."""
         if self.target is not None:
-            return self.target
+            width = self.window_end - self.window_start
+            return width / math.ceil(width / self.target) if width > 0 else self.target
         spread = self.history.high - self.history.low
         return min(self.latency, max(1.0, self.history.median / 200, spread / 4))
 
@@ -95,8 +98,8 @@ class PredictedSchedule:
 
     @property
     def first_look(self) -> float:
-        """The first dense look: at the window's start without a target (the old plan); with one, a target
-        later (a look sees every end of the target before it, so one at the start would see nothing)."""
+        """The first dense look: at the window's start without a target (the old plan); with one, a step later
+        (a look sees the ends of the target before it, so one at the start would see nothing)."""
         return self.window_start if self.target is None else self.window_start + self.step
 
     def near_end(self, running_for: float) -> bool:
@@ -110,7 +113,13 @@ class PredictedSchedule:
         first = self.first_look
         if running_for < first - self.step / 4:  # closer than that to the first look: it is the dense window
             return min(first - running_for, self.sparse_cap)
-        if running_for < self.window_end:
+        if self.target is None:
+            if running_for < self.window_end:
+                return self.step
+            return min(self.fallback.max_delay, self.step * self.fallback.multiplier ** (polls_past_end + 1))
+        if running_for < self.window_end - self.step / 4:  # within a hair of the window's end: its last look
             return self.step
-        cap = self.fallback.max_delay if self.target is None else max(self.target, self.fallback.max_delay)
-        return min(cap, self.step * self.fallback.multiplier ** (polls_past_end + 1))
+        # past every known run: the first gap is still the target (a run just longer than the history is the
+        # likeliest outlier), then the backoff, capped at max_delay or the target, whichever is longer
+        cap = max(self.target, self.fallback.max_delay)
+        return min(cap, self.target * self.fallback.multiplier ** max(0, polls_past_end - 1))
