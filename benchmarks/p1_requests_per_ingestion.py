@@ -208,7 +208,8 @@ def run_official(minutes: float, samples: int) -> dict[str, Any] | str:
     if not python.exists():
         return "NOT RUN: benchmarks/.venv-official is missing (run benchmarks/p4_dag_parse.py first, it makes it)"
     extra = HERE / ".p1-official-path"  # this project's fake (and aiohttp) for that venv, without touching it
-    installs = [["--no-deps", str(HERE.parent)]] + ([] if (extra / "aiohttp").exists() else [["aiohttp"]])
+    core = HERE.parent / "packages" / "druid-ingest"  # the fake lives in the core distribution
+    installs = [["--no-deps", str(core)]] + ([] if (extra / "aiohttp").exists() else [["aiohttp"]])
     for args in installs:  # the fake as it is now (a few seconds), aiohttp once
         subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "--target", str(extra), *args],
                        check=True, capture_output=True, timeout=600)
@@ -305,7 +306,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--minutes", type=float, nargs="+", default=[1, 10, 60])
     parser.add_argument("--targets", type=float, nargs="+", default=[5, 30, 120])
-    parser.add_argument("--warmup", type=int, default=10, help="earlier ingestions that make the history")
+    parser.add_argument("--warmup", type=int, default=20, help="earlier ingestions that make the history")
     parser.add_argument("--official-samples", type=int, default=3)
     parser.add_argument("--classic", action="store_true", help="the earlier table, without a target")
     args = parser.parse_args()
