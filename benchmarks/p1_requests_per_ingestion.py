@@ -21,11 +21,12 @@ on the machine. Task durations vary by +-2 % around the nominal one (seeded). Va
 Detection latency = the simulated time from the fake's task end to the client's first answer saying so.
 
 The floor at a target T (``floor``): ``FIXED`` = 7 requests no schedule can avoid (the id probe, the input
-probe, the submit, one report, one gate check of 3 calls: metadata, served ids, Broker), plus the fewest status
-reads any schedule needs so that 95 % of the runs are seen within T. A read at time t sees the ends in
-(t - T, t], so k reads cover at most k*T seconds of possible end times: with history (the run-time distribution
-known, here uniform +-2 %: 95 % of the runs end within a window of 0.95 * 4 % of the duration) that is
-ceil(window / T), at least 1; without history (the end may come at any time) ceil(duration / T).
+probe, the submit, one report, one gate check of 3 calls: metadata, served ids, Broker), plus the status reads
+the cheapest schedule needs, on average, so that 95 % of the runs are seen within T. A read at time t sees the
+ends in (t - T, t], and a wait stops at the read that sees the end: with history (the run-time distribution
+known, here uniform +-2 %, so 95 % of the runs end within a window W = 0.95 * 4 % of the duration) reads T
+apart from the window's start, and a run ending u into it costs ceil(u / T) of them (at least 1); without
+history (no idea when it ends) reads T apart from the start, ceil(end / T). The floor is their mean.
 
     .venv/bin/python benchmarks/p1_requests_per_ingestion.py [--samples 20] [--minutes 1 10 60] [--targets 5 30 120]
 """
@@ -108,10 +109,15 @@ def spec_for(day: int) -> dict[str, Any]:
     return build_plan(template, datasource=DS, intervals=[interval], input_locations=[f"/data/{day}"]).spec
 
 
-def floor(minutes: float, target: float, history: bool = True) -> int:
-    """The fewest requests of one ingestion that keep p95 detection latency <= ``target`` (module doc)."""
-    window = 0.95 * 2 * SPREAD * 60 * minutes if history else 60 * minutes
-    return FIXED + max(1, math.ceil(window / target))
+def floor(minutes: float, target: float, history: bool = True) -> float:
+    """The fewest requests one ingestion needs, on average, for p95 detection latency <= ``target`` (module doc)."""
+    duration = 60 * minutes
+    if history:  # 95 % of the ends fall in a window W; a run ending u into it needs ceil(u / T) reads
+        width = 0.95 * 2 * SPREAD * duration
+        ends = [width * (i + 0.5) / 1000 for i in range(1000)]
+    else:  # no idea when it ends: reads T apart from the start, ceil(end / T) of them
+        ends = [duration * (1 - SPREAD + 2 * SPREAD * (i + 0.5) / 1000) for i in range(1000)]
+    return FIXED + statistics.mean(max(1, math.ceil(end / target)) for end in ends)
 
 
 def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, rng: random.Random,
@@ -294,7 +300,7 @@ def _target_line(row: dict[str, Any]) -> str:
     variant = "ours+history" if row["history"] else "ours, no history"
     return (f"{row['minutes']:>4.0f}m {row['target']:>4.0f} {variant:<17} "
             f"{row['requests']:>6.1f} {row['status_polls']:>6.1f} {row['latency_p50']:>6.1f} "
-            f"{row['latency_p95']:>6.1f} {mark(row['latency_p95'] <= row['target']):>4} {row['floor']:>5} "
+            f"{row['latency_p95']:>6.1f} {mark(row['latency_p95'] <= row['target']):>4} {row['floor']:>5.1f} "
             f"{row['x_floor']:>7.2f} {mark(row['x_floor'] <= 1.5):>5} "
             f"{row['official'] if row['official'] is None else round(row['official'], 1)!s:>8} "
             f"{'-' if fewer is None else f'{fewer:.1f}':>7} {mark(None if fewer is None else fewer >= 10):>4} "
