@@ -1,5 +1,9 @@
 """P1: HTTP requests per ingestion and detection latency, for 1-, 10- and 60-minute Druid tasks.
 
+Default run (issue 20): the detection-latency target ``detect_within`` of 5, 30 and 120 s for each task length:
+``ours+history`` and ``ours, no history`` at that target against the floor (below) and the official provider.
+``--classic`` runs the earlier table (no target: ours, no history, fixed @ours p95, official, guide loop).
+
 Everything runs against the fake Druid over real HTTP, on a *simulated* clock shared by the fake and the client:
 a sleep advances the clock instead of waiting, so an hour of polling takes seconds and the numbers do not depend
 on the machine. Task durations vary by +-2 % around the nominal one (seeded). Variants:
@@ -14,11 +18,17 @@ on the machine. Task durations vary by +-2 % around the nominal one (seeded). Va
 * ``guide loop``: the common tutorial helper: status every 5 s doubling to 30 s, then a handoff check listing every
   segment of the datasource, 5 s doubling to 30 s.
 
-Detection latency = the simulated time from the fake's task end to the client's first answer saying so. The
-floor is what an oracle that knows the end would send: the id probe and the submit, one terminal status, one
-report, one gate check (metadata, served ids, Broker) = 7 requests.
+Detection latency = the simulated time from the fake's task end to the client's first answer saying so.
 
-    .venv/bin/python benchmarks/p1_requests_per_ingestion.py [--samples 10] [--minutes 1 10 60]
+The floor at a target T (``floor``): ``FIXED`` = 7 requests no schedule can avoid (the id probe, the input
+probe, the submit, one report, one gate check of 3 calls: metadata, served ids, Broker), plus the status reads
+the cheapest schedule needs, on average, so that 95 % of the runs are seen within T. A read at time t sees the
+ends in (t - T, t], and a wait stops at the read that sees the end: with history (the run-time distribution
+known, here uniform +-2 %, so 95 % of the runs end within a window W = 0.95 * 4 % of the duration) reads T
+apart from the window's start, and a run ending u into it costs ceil(u / T) of them (at least 1); without
+history (no idea when it ends) reads T apart from the start, ceil(end / T). The floor is their mean.
+
+    .venv/bin/python benchmarks/p1_requests_per_ingestion.py [--samples 20] [--minutes 1 10 60] [--targets 5 30 120]
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import random
 import statistics
@@ -36,7 +47,7 @@ from typing import Any
 
 import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy, build_plan
-from druid_ingest.ops._history import CACHE, HANDOFF_LATENCIES, percentile
+from druid_ingest.ops._history import CACHE, HANDOFF_LATENCIES, DurationHistory, HistoryCache, WaitMemory, percentile
 from druid_ingest.testing import FakeDruid, TaskPlan
 
 HERE = Path(__file__).resolve().parent
@@ -44,7 +55,9 @@ sys.path.insert(0, str(HERE))
 from benchlib import machine, print_machine, write_results  # noqa: E402
 
 DS = "p1_events"
-FLOOR = 7
+FLOOR = 7  # the classic table's oracle (no input probe): id probe, submit, terminal status, report, gate x3
+FIXED = 7  # every ingestion's unavoidable non-status requests: id probe, input probe, submit, report, gate x3
+SPREAD = 0.02  # task durations vary uniformly by +-2 %
 HANDOFF_DELAY = 8.0
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.5, max_delay=2, deadline=60, jitter=False)
 
@@ -96,28 +109,46 @@ def spec_for(day: int) -> dict[str, Any]:
     return build_plan(template, datasource=DS, intervals=[interval], input_locations=[f"/data/{day}"]).spec
 
 
-def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, rng: random.Random) -> dict[str, Any]:
+def floor(minutes: float, target: float, history: bool = True) -> float:
+    """The fewest requests one ingestion needs, on average, for p95 detection latency <= ``target`` (module doc)."""
+    duration = 60 * minutes
+    if history:  # 95 % of the ends fall in a window W; a run ending u into it needs ceil(u / T) reads
+        width = 0.95 * 2 * SPREAD * duration
+        ends = [width * (i + 0.5) / 1000 for i in range(1000)]
+    else:  # no idea when it ends: reads T apart from the start, ceil(end / T) of them
+        ends = [duration * (1 - SPREAD + 2 * SPREAD * (i + 0.5) / 1000) for i in range(1000)]
+    return FIXED + statistics.mean(max(1, math.ceil(end / target)) for end in ends)
+
+
+def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, rng: random.Random,
+             target: float | None = None, warmup: int = 5) -> dict[str, Any]:
+    """``history=False``: classic, the caches cleared before every ingestion; with a ``target``, a wait memory
+    that never has duration history (the handoff delays it still learns, after two warm-up ingestions)."""
     clock = SimClock()
     CACHE.clear()
     HANDOFF_LATENCIES.clear()
+    blind = target is not None and not history
+    warm = warmup if history else (2 if blind else 0)
     with FakeDruid(clock=clock.now, task_duration=60 * minutes, handoff_delay=HANDOFF_DELAY, pending_delay=0.5,
                    worker_capacity=16, overshadowed_grace=1e9) as fake:
         session = Recorder(clock)
         client = DruidClient(ClusterConfig(url=fake.url), RETRY, session, clock=clock.now, sleep=clock.sleep)
-        schedule = PollSchedule(fixed, fixed, 1.0) if fixed else PollSchedule(5.0, 60.0, 1.5)
+        if blind:
+            client.wait_memory = WaitMemory(client.config.base_url("overlord"), NoHistory(), HANDOFF_LATENCIES)
+        schedule = PollSchedule(fixed, fixed, 1.0) if fixed else PollSchedule(5.0, 60.0, 1.5, detect_within=target)
         counts, latencies, polls = [], [], []
-        for n in range(samples + (5 if history else 0)):
-            if not history:
+        for n in range(samples + warm):
+            if not history and not blind:
                 CACHE.clear()
                 HANDOFF_LATENCIES.clear()
-            fake.plan_next_task(TaskPlan(duration=60 * minutes * rng.uniform(0.98, 1.02)))
+            fake.plan_next_task(TaskPlan(duration=60 * minutes * rng.uniform(1 - SPREAD, 1 + SPREAD)))
             before = session.count
             fake.clear_requests()
             result = client.ingest(build_plan(spec_for(n)), task_timeout=6 * 3600, handoff_timeout=3600,
                                    schedule=schedule) if fixed is None else _fixed(client, spec_for(n), schedule)
             task = fake.task(result.submit.task_id)
-            if history and n < 5:
-                if n == 4:
+            if n < warm:
+                if history and n == warm - 1:
                     CACHE.clear()  # the warm-up took seconds of real time: forget its "no history yet" answers
                 continue  # the warm-up that builds the history
             counts.append(session.count - before)
@@ -125,6 +156,13 @@ def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, r
             latencies.append(session.ended_at[task.id] - task.finished_at)
         client.close()
     return summarize(counts, latencies, polls)
+
+
+class NoHistory(HistoryCache):
+    """A duration cache that always answers "no history" (and so is never asked to fetch one)."""
+
+    def get(self, key: tuple[str, str, str]) -> tuple[bool, DurationHistory | None]:
+        return True, None
 
 
 def _fixed(client: DruidClient, spec: dict[str, Any], schedule: PollSchedule) -> Any:
@@ -176,7 +214,8 @@ def run_official(minutes: float, samples: int) -> dict[str, Any] | str:
     if not python.exists():
         return "NOT RUN: benchmarks/.venv-official is missing (run benchmarks/p4_dag_parse.py first, it makes it)"
     extra = HERE / ".p1-official-path"  # this project's fake (and aiohttp) for that venv, without touching it
-    installs = [["--no-deps", str(HERE.parent)]] + ([] if (extra / "aiohttp").exists() else [["aiohttp"]])
+    core = HERE.parent / "packages" / "druid-ingest"  # the fake lives in the core distribution
+    installs = [["--no-deps", str(core)]] + ([] if (extra / "aiohttp").exists() else [["aiohttp"]])
     for args in installs:  # the fake as it is now (a few seconds), aiohttp once
         subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "--target", str(extra), *args],
                        check=True, capture_output=True, timeout=600)
@@ -193,15 +232,10 @@ def summarize(counts: list[int], latencies: list[float], polls: list[int]) -> di
             "latency_p50": percentile(latencies, 50), "latency_p95": percentile(latencies, 95), "n": len(counts)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--samples", type=int, default=10)
-    parser.add_argument("--minutes", type=float, nargs="+", default=[1, 10, 60])
-    args = parser.parse_args()
+def classic(args: argparse.Namespace, info: dict[str, Any]) -> None:
+    """The earlier table: no target; ours with and without history, fixed polling at ours' p95, the others."""
     rng = random.Random(7)
     table: dict[str, dict[str, Any]] = {}
-    info = machine("apache-airflow")
-    print_machine(info)
     header = f"{'task':>6} {'variant':<20} {'requests':>9} {'status polls':>13} {'lat p50 s':>10} {'lat p95 s':>10}"
     print(header + f" {'x floor':>8}")
     for minutes in args.minutes:
@@ -227,6 +261,68 @@ def main() -> None:
               f"(goal >= 10x, at p95 {ten['ours+history']['latency_p95']:.1f} s <= 30 s); "
               f"ours+history / floor = {ours / FLOOR:.2f}x (goal <= 1.5x)")
     write_results("p1_requests_per_ingestion", {"machine": info, "floor": FLOOR, "table": table})
+
+
+def targets(args: argparse.Namespace, info: dict[str, Any]) -> None:
+    """The detection-latency targets: each task length x target, with the goal beside each figure."""
+    rng = random.Random(7)
+    rows: list[dict[str, Any]] = []
+    print(f"{'task':>5} {'T s':>4} {'variant':<17} {'req':>6} {'polls':>6} {'p50 s':>6} {'p95 s':>6} {'<=T':>4} "
+          f"{'floor':>5} {'x floor':>7} {'<=1.5':>5} {'official':>8} {'x fewer':>7} {'>=10':>4} {'10x possible':>12}")
+    for minutes in args.minutes:
+        official = run_official(minutes, args.official_samples)
+        official_requests = official["requests"] if isinstance(official, dict) else None
+        if isinstance(official, str):
+            print(f"{minutes:>4.0f}m official provider: {official}")
+        else:
+            print(f"{minutes:>4.0f}m official provider: {official['requests']:.1f} requests, "
+                  f"p95 {official['latency_p95']:.1f} s")
+        for target in args.targets:
+            for history in (True, False):
+                samples = args.samples if history else max(3, args.samples // 4)
+                got = run_ours(minutes, samples, history, None, rng, target=target, warmup=args.warmup)
+                least = floor(minutes, target, history)
+                row = {"minutes": minutes, "target": target, "history": history, **got, "floor": least,
+                       "x_floor": got["requests"] / least, "official": official_requests,
+                       "x_fewer": official_requests / got["requests"] if official_requests else None,
+                       # no schedule sends fewer than its floor: 10x is out of reach when the floor exceeds this
+                       "ten_x_possible": official_requests / 10 >= least if official_requests else None}
+                rows.append(row)
+                print(_target_line(row))
+    write_results("p1_detect_within", {"machine": info, "fixed": FIXED, "spread": SPREAD, "rows": rows})
+
+
+def _target_line(row: dict[str, Any]) -> str:
+    def mark(ok: bool | None) -> str:
+        return "-" if ok is None else ("yes" if ok else "NO")
+
+    fewer = row["x_fewer"]
+    variant = "ours+history" if row["history"] else "ours, no history"
+    return (f"{row['minutes']:>4.0f}m {row['target']:>4.0f} {variant:<17} "
+            f"{row['requests']:>6.1f} {row['status_polls']:>6.1f} {row['latency_p50']:>6.1f} "
+            f"{row['latency_p95']:>6.1f} {mark(row['latency_p95'] <= row['target']):>4} {row['floor']:>5.1f} "
+            f"{row['x_floor']:>7.2f} {mark(row['x_floor'] <= 1.5):>5} "
+            f"{row['official'] if row['official'] is None else round(row['official'], 1)!s:>8} "
+            f"{'-' if fewer is None else f'{fewer:.1f}':>7} {mark(None if fewer is None else fewer >= 10):>4} "
+            f"{mark(row['ten_x_possible']):>12}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--minutes", type=float, nargs="+", default=[1, 10, 60])
+    parser.add_argument("--targets", type=float, nargs="+", default=[5, 30, 120])
+    parser.add_argument("--warmup", type=int, default=20, help="earlier ingestions that make the history")
+    parser.add_argument("--official-samples", type=int, default=3)
+    parser.add_argument("--classic", action="store_true", help="the earlier table, without a target")
+    args = parser.parse_args()
+    info = machine("apache-airflow")
+    print_machine(info)
+    if args.classic:
+        args.samples = 10 if args.samples == 20 else args.samples
+        classic(args, info)
+    else:
+        targets(args, info)
 
 
 if __name__ == "__main__":

@@ -31,13 +31,15 @@ def default_deferrable() -> bool:
 def wait_kwargs(
     conn_id: str, wait_seconds: float, schedule: PollSchedule, retry: RetryPolicy | None
 ) -> dict[str, Any]:
-    """The connection, absolute deadline, poll schedule and retry policy every Druid trigger takes (primitives)."""
+    """The connection, absolute deadline, poll schedule (with its detection target) and retry policy every Druid
+    trigger takes (primitives)."""
     return {
         "conn_id": conn_id,
         "end_time": time.time() + wait_seconds,
         "poll_interval": schedule.initial,
         "max_poll_interval": schedule.max_delay,
         "poll_multiplier": schedule.multiplier,
+        "detect_within": schedule.detect_within,
         "retry": retry.to_dict() if retry is not None else None,
     }
 

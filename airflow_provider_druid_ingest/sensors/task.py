@@ -43,6 +43,11 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
     :param deferrable: wait in the triggerer (default True; ``[druid_ingest] default_deferrable = False``
         turns that off); False uses ``mode`` (``poke`` or ``reschedule``) with ``poke_interval``
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
+    :param detect_within: deferrable mode: detection-latency target, seconds (default None: none): the Druid
+        task's end is seen within it (at p95 of the datasource's usual run times when its history is known;
+        always without), with as few status reads as that allows. It must be >= ``poll_interval``; it replaces
+        ``max_poll_interval`` as the cap of the delays while the task may end (``max_poll_interval`` still caps
+        the backoff past every known run time). See docs/waiting.md
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
@@ -66,6 +71,7 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
         deferrable: bool | None = None,
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
+        detect_within: float | None = None,
         shutdown_on_kill: bool = False,
         http_retry: RetryPolicy | None = None,
         **kwargs: Any,
@@ -77,8 +83,14 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
+        self.detect_within = detect_within
+        self._schedule  # noqa: B018 - checks detect_within against poll_interval now, at DAG parse time
         self.shutdown_on_kill = shutdown_on_kill
         self._ceiling: str | None = None  # kept between pokes (reschedule mode starts afresh)
+
+    @property
+    def _schedule(self) -> PollSchedule:
+        return PollSchedule(self.poll_interval, self.max_poll_interval, detect_within=self.detect_within)
 
     @cached_property
     def hook(self) -> DruidHook:
@@ -121,7 +133,7 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
             return self._task_id()
         from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
-        schedule = PollSchedule(self.poll_interval, self.max_poll_interval)
+        schedule = self._schedule
         self.defer(
             trigger=DruidTaskTrigger(
                 druid_task_id=self._task_id(),

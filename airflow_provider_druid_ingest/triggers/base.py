@@ -35,6 +35,7 @@ class DruidWaitTrigger(BaseTrigger):
     :param end_time: epoch seconds after which the wait ends with a ``timeout`` event
     :param poll_interval: first delay between polls (seconds), growing by ``poll_multiplier``
     :param max_poll_interval: cap of the delay between polls
+    :param detect_within: the task wait's detection-latency target, seconds (None: none; ``PollSchedule``)
     :param retry: ``RetryPolicy.to_dict()`` for each HTTP call (None: the core's default policy)
     """
 
@@ -47,6 +48,7 @@ class DruidWaitTrigger(BaseTrigger):
         max_poll_interval: float = 60.0,
         poll_multiplier: float = 1.5,
         retry: dict[str, Any] | None = None,
+        detect_within: float | None = None,
     ) -> None:
         super().__init__()
         self.conn_id = conn_id
@@ -55,6 +57,8 @@ class DruidWaitTrigger(BaseTrigger):
         self.max_poll_interval = float(max_poll_interval)
         self.poll_multiplier = float(poll_multiplier)
         self.retry = dict(retry) if retry else None
+        self.detect_within = detect_within
+        self.schedule  # noqa: B018 - a bad target fails here, not in the triggerer's event loop later
 
     def _common_kwargs(self) -> dict[str, Any]:
         return {
@@ -64,6 +68,7 @@ class DruidWaitTrigger(BaseTrigger):
             "max_poll_interval": self.max_poll_interval,
             "poll_multiplier": self.poll_multiplier,
             "retry": self.retry,
+            "detect_within": self.detect_within,
         }
 
     def _classpath(self) -> str:
@@ -71,7 +76,7 @@ class DruidWaitTrigger(BaseTrigger):
 
     @property
     def schedule(self) -> PollSchedule:
-        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
+        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within)
 
     @contextlib.asynccontextmanager
     async def _client(self) -> AsyncIterator[AsyncDruidClient]:

@@ -177,3 +177,12 @@ def test_translation_in_yaml_sees_the_props_as_data(tmp_path, monkeypatch) -> No
     assert asset.specs_by_key[asset.key].group_name == "druid"
     (check,) = defs.asset_checks or []
     assert {k.asset_key for k in check.check_keys} == {dg.AssetKey(["raw", "dgc_tr_native"])}
+
+
+def test_the_connection_passes_detect_within_and_rejects_a_bad_one() -> None:
+    from dagster_druid_ingest.component import DruidConnection
+    from druid_ingest.wire import DruidUsageError
+
+    assert DruidConnection(url="http://d", detect_within=20).resource().poll_schedule().detect_within == 20
+    with pytest.raises(DruidUsageError, match=r"detect_within=-3"):
+        DruidConnection(url="http://d", detect_within=-3).resource()

@@ -63,3 +63,12 @@ def test_auth_and_network_fields_reach_the_core_config() -> None:
     assert config.authorization_header() == "Bearer tok-secret" and "tok-secret" not in repr(config)
     assert (config.tls_client_cert, config.proxy, config.trust_env) == (("/c.pem", "/k.pem"), "http://proxy:3128",
                                                                         True)
+
+
+def test_detect_within_reaches_the_core_schedule_and_a_bad_one_names_the_field() -> None:
+    from druid_ingest.wire import DruidUsageError
+
+    assert DruidResource(url="http://d", detect_within=30).poll_schedule() == PollSchedule(5, 60, 1.5, 30)
+    assert DruidResource(url="http://d").poll_schedule().detect_within is None
+    with pytest.raises(DruidUsageError, match=r"poll_interval=10.0 is longer than detect_within=2.0"):
+        DruidResource(url="http://d", poll_interval=10, detect_within=2).poll_schedule()

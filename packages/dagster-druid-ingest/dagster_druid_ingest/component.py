@@ -53,19 +53,22 @@ class DruidConnection(dg.Model):
     read_timeout: float = 60.0
     poll_interval: float = 5.0
     max_poll_interval: float = 60.0
+    detect_within: float | None = None
     resource_key: str = "druid"
 
     def resource(self) -> DruidResource:
         if not (self.url or self.url_env):
             raise ValueError("connection: give url or url_env (e.g. url_env: DRUID_URL)")
-        return DruidResource(
+        made = DruidResource(
             url=dg.EnvVar(self.url_env) if self.url_env else self.url,
             username=dg.EnvVar(self.username_env) if self.username_env else None,
             password=dg.EnvVar(self.password_env) if self.password_env else None,
             verify=self.verify, ca_bundle=self.ca_bundle, trusted_hosts=list(self.trusted_hosts),
             read_timeout=self.read_timeout, poll_interval=self.poll_interval,
-            max_poll_interval=self.max_poll_interval,
+            max_poll_interval=self.max_poll_interval, detect_within=self.detect_within,
         )
+        made.poll_schedule()  # a bad detect_within fails when the definitions load, naming it
+        return made
 
 
 class DruidPartitions(dg.Model):

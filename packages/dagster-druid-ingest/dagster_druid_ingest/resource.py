@@ -50,6 +50,9 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
     poll_interval: float = Field(default=5.0, description="first poll delay while waiting, seconds")
     max_poll_interval: float = Field(default=60.0, description="poll delay cap, seconds")
     poll_multiplier: float = Field(default=1.5, description="poll delay growth per poll")
+    detect_within: float | None = Field(
+        default=None, description="detection-latency target of a task wait, seconds: its end is seen within it (at "
+        "p95 of the usual run times with history), with the fewest status reads; >= poll_interval")
 
     def cluster_config(self) -> ClusterConfig:
         """The core's view of this cluster (the password wrapped in a ``Secret``)."""
@@ -82,7 +85,8 @@ class DruidResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
         )
 
     def poll_schedule(self) -> PollSchedule:
-        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier)
+        """The core schedule; a bad ``detect_within`` fails here with a DruidUsageError naming it."""
+        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within)
 
     def get_client(self, retry: RetryPolicy | None = None) -> "DruidClient":
         """A new core client (``with resource.get_client() as druid: ...``); ``retry`` overrides the policy."""

@@ -235,3 +235,16 @@ def test_a_preflight_refusal_names_the_hatch_and_preflight_warn_submits_as_is(dr
 def test_an_unknown_preflight_value_fails_at_dag_parse():
     with pytest.raises(ValueError, match="preflight must be"):
         DruidIngestOperator(task_id="i", spec=spec(), preflight="skip", **FAST)
+
+
+def test_detect_within_reaches_the_trigger_and_a_bad_one_fails_at_parse_time(druid_conn, context):
+    op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=True, detect_within=0.5, **FAST)
+    assert op._schedule.detect_within == 0.5 and op._schedule.initial == FAST["poll_interval"]
+    with pytest.raises(TaskDeferred) as deferred:
+        op.execute(context)
+    trigger = deferred.value.trigger
+    assert trigger.serialize()[1]["detect_within"] == 0.5 and trigger.schedule.detect_within == 0.5
+    with pytest.raises(ValueError, match=r"detect_within=-1"):
+        DruidIngestOperator(task_id="bad", spec=spec(), detect_within=-1)
+    with pytest.raises(ValueError, match=r"poll_interval=60.0 is longer than detect_within=30"):
+        DruidIngestOperator(task_id="bad", spec=spec(), poll_interval=60, detect_within=30)

@@ -56,3 +56,16 @@ def test_timeout_event_is_a_sensor_timeout(druid_conn, context):
     event = {"status": "timeout", "druid_task_id": "x", "message": "Druid task x still RUNNING after 5s"}
     with pytest.raises(AirflowSensorTimeout, match="still RUNNING"):
         DruidTaskSensor(task_id="w", druid_task_id="x").execute_complete(context, event)
+
+
+def test_detect_within_reaches_the_trigger_and_a_bad_one_fails_at_parse_time(druid_conn, context):
+    druid_conn.plan_next_task(TaskPlan(duration=1.0))
+    druid_task_id = DruidSubmitOperator(task_id="s", spec=spec()).execute(context)
+    sensor = DruidTaskSensor(task_id="w", druid_task_id=druid_task_id, detect_within=0.3, **FAST)
+    with pytest.raises(TaskDeferred) as deferred:
+        sensor.execute(context)
+    trigger = deferred.value.trigger
+    assert trigger.serialize()[1]["detect_within"] == 0.3 and trigger.schedule.detect_within == 0.3
+    assert sensor.execute_complete(context, run_trigger(trigger)) == druid_task_id
+    with pytest.raises(ValueError, match=r"detect_within=0"):
+        DruidTaskSensor(task_id="bad", druid_task_id="x", detect_within=0)

@@ -28,6 +28,7 @@ COMMON: dict[str, Any] = {
     "max_poll_interval": 7.0,
     "poll_multiplier": 2.5,
     "retry": {"max_attempts": 9, "initial_delay": 0.3, "max_delay": 4.0, "deadline": 99.0},
+    "detect_within": 0.75,
 }
 TARGET: dict[str, Any] = {
     "task_id": "index_parallel_wiki_x",

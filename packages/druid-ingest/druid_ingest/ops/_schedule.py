@@ -6,16 +6,27 @@ task will end: it looks first a little before the shortest usual run (``low``), 
 While the task waits for a lock or a slot, or without history, it uses the fixed :class:`~.retry.PollSchedule`
 (``initial`` growing by ``multiplier`` to ``max_delay``). Pure: the wait supplies how long the task has been
 running; no clock here.
+
+With a detection-latency target (``PollSchedule.detect_within``, T) the dense window is planned to keep it:
+
+* without history (``fixed_delay``) every gap is at most T: the end is seen within T, always;
+* with history the window is ``[low - margin, longest + margin]`` (``margin``: how far the true run times may
+  reach past the sampled ones, plus the error of the run-start estimate), of width W. A look at t sees every end
+  in (t - T, t], so k = ceil(W / T) looks are the fewest that leave no end in the window unseen for longer than
+  T; they are spread evenly (W / k apart, the last at the window's end), which keeps the count and lowers the
+  latency. Ends outside it (below the 5th percentile, or past every known run) are the ones the promise, "at
+  p95", leaves out; past the window the looks start again T apart and back off.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from druid_ingest.ops._history import DurationHistory
 from druid_ingest.wire import PollSchedule
 
-__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "PredictedSchedule"]
+__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "PredictedSchedule", "fixed_delay"]
 
 #: seconds between looks around the expected end: the detection latency to expect
 DEFAULT_LATENCY = 15.0
@@ -23,32 +34,92 @@ DEFAULT_LATENCY = 15.0
 DEFAULT_SPARSE_CAP = 600.0
 
 
+def fixed_delay(schedule: PollSchedule, poll: int) -> float:
+    """The fixed schedule's delay after poll ``poll`` (1-based). With a target it grows to the target instead of
+    ``max_delay``: without knowing when the task ends, gaps of at most T are the only way to promise T, and gaps
+    of exactly T the cheapest."""
+    if schedule.detect_within is None:
+        return schedule.delay(poll)
+    return min(schedule.detect_within, schedule.initial * schedule.multiplier ** max(0, poll - 1))
+
+
 @dataclass(frozen=True)
 class PredictedSchedule:
-    """Look times from history; ``fallback`` while the task is not running yet, or past every known duration."""
+    """Look times from history; ``fallback`` while the task is not running yet, or past every known duration.
+
+    ``start_error``: how far off the wait's estimate of the run's start may be (seconds either way); with a
+    target the window widens by it on both sides."""
 
     history: DurationHistory
     fallback: PollSchedule = field(default_factory=PollSchedule)
     latency: float = DEFAULT_LATENCY
     sparse_cap: float = DEFAULT_SPARSE_CAP
+    start_error: float = 0.0
+
+    @property
+    def target(self) -> float | None:
+        return self.fallback.detect_within
 
     @property
     def step(self) -> float:
-        """Dense spacing: a quarter of the usual spread (a tight history needs few looks to hit the end), at least
-        a second or 0.5 % of the median run, at most the latency budget."""
+        """Dense spacing. With a target T: the window's width W over the fewest looks that keep T,
+        W / ceil(W / T). Without: a quarter of the usual spread (a tight history needs few looks to hit the end),
+        at least a second or 0.5 % of the median run, at most the latency budget."""
+        if self.target is not None:
+            width = self.window_end - self.window_start
+            return width / math.ceil(width / self.target) if width > 0 else self.target
         spread = self.history.high - self.history.low
         return min(self.latency, max(1.0, self.history.median / 200, spread / 4))
 
+    @property
+    def margin(self) -> float:
+        """How far past the sampled run times the true ones may reach, plus the run-start estimate's error.
+
+        n runs span on average (n-1)/(n+1) of the true range and often much less when n is small (5 uniform
+        runs span under half of it once in five histories), so each side gets two sample gaps, 2*spread/(n-1):
+        with 5 runs the window is twice their span, with 50 about 1.08 times."""
+        spread = self.history.longest - self.history.low
+        return 2 * spread / max(1, self.history.samples - 1) + self.start_error
+
+    @property
+    def window_start(self) -> float:
+        """Running time from which ends are to be seen within the step (with a target: the 5th percentile minus
+        the margin)."""
+        if self.target is None:
+            return max(0.0, self.history.low - self.step / 2)
+        return max(0.0, self.history.low - self.margin)
+
+    @property
+    def window_end(self) -> float:
+        """Running time past which the wait backs off (past every known run, and the margin)."""
+        if self.target is None:
+            return self.history.longest + self.step
+        return self.history.longest + self.margin
+
+    @property
+    def first_look(self) -> float:
+        """The first dense look: at the window's start without a target (the old plan); with one, a step later
+        (a look sees the ends of the target before it, so one at the start would see nothing)."""
+        return self.window_start if self.target is None else self.window_start + self.step
+
     def near_end(self, running_for: float) -> bool:
         """In the dense window around the expected end (a progress report there would only precede the final)."""
-        return self.history.low - self.step <= running_for
+        if self.target is None:
+            return self.history.low - self.step <= running_for
+        return self.first_look - self.step <= running_for
 
     def next_delay(self, running_for: float, polls_past_end: int = 0) -> float:
         """Seconds until the next look for a task that has been running ``running_for`` seconds."""
-        first = max(0.0, self.history.low - self.step / 2)
-        last = self.history.longest + self.step
+        first = self.first_look
         if running_for < first - self.step / 4:  # closer than that to the first look: it is the dense window
             return min(first - running_for, self.sparse_cap)
-        if running_for < last:
+        if self.target is None:
+            if running_for < self.window_end:
+                return self.step
+            return min(self.fallback.max_delay, self.step * self.fallback.multiplier ** (polls_past_end + 1))
+        if running_for < self.window_end - self.step / 4:  # within a hair of the window's end: its last look
             return self.step
-        return min(self.fallback.max_delay, self.step * self.fallback.multiplier ** (polls_past_end + 1))
+        # past every known run: the first gap is still the target (a run just longer than the history is the
+        # likeliest outlier), then the backoff, capped at max_delay or the target, whichever is longer
+        cap = max(self.target, self.fallback.max_delay)
+        return min(cap, self.target * self.fallback.multiplier ** max(0, polls_past_end - 1))

@@ -18,7 +18,7 @@ from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.ops._queries import StatusQuery, TaskQuery, holds_lock, merge_status
-from druid_ingest.ops._schedule import PredictedSchedule
+from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import Operation, PollSchedule, Progress, Sleep, UnknownTaskError
 
@@ -112,7 +112,9 @@ def watch_task(
                                               memory.durations)
             planner = PredictedSchedule(history, schedule) if history is not None else None
         if running_since is None and status.runner_state == "RUNNING":
-            running_since = _run_start(status, polls, previous_look, now)
+            running_since, start_error = _run_start(status, polls, previous_look, now)
+            if planner is not None:
+                planner = replace(planner, start_error=start_error)
         previous_look = now
         report = None
         near_end = planner is not None and running_since is not None and planner.near_end(now - running_since)
@@ -126,23 +128,23 @@ def watch_task(
         polls += 1
         if planner is not None and running_since is not None:
             running_for = clock() - running_since
-            past_end += running_for >= planner.history.longest + planner.step
+            past_end += running_for >= planner.window_end
             delay = planner.next_delay(running_for, past_end)
         else:
-            delay = schedule.delay(polls)
+            delay = fixed_delay(schedule, polls)
         yield Sleep(min(delay, remaining))
 
 
-def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> float:
-    """When the task probably started running: its createdTime if it was already running at the first look (it
-    may have waited in the queue, so this errs early: polls come sooner, never later), else midway since the last
-    look that saw it waiting."""
+def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> tuple[float, float]:
+    """When the task probably started running, and how far off that may be: its createdTime if it was already
+    running at the first look (it may have waited in the queue, so this errs early: polls come sooner, never
+    later; error 0), else midway since the last look that saw it waiting (error: half that gap)."""
     if polls == 0 and status.created_time:
         try:
-            return min(now, parse_instant(status.created_time).timestamp())
+            return min(now, parse_instant(status.created_time).timestamp()), 0.0
         except ValueError:
             pass
-    return (previous_look + now) / 2
+    return (previous_look + now) / 2, (now - previous_look) / 2
 
 
 def watch_handoff(
