@@ -121,7 +121,7 @@ async def measure(url: str, ids: list[str], shared: bool, window: float, warmup:
 
 def conn_first_looks(counted: Any, n: int) -> bool:
     """Every wait has made its first look: one GET each (own clients), or the listing answered them (poller)."""
-    return counted["status"] >= n or (counted["GET tasks"] >= 1 and counted["bulk status"] >= 1)
+    return bool(counted["status"] >= n or (counted["GET tasks"] >= 1 and counted["bulk status"] >= 1))
 
 
 def _measure_child(url: str, ids: list[str], shared: bool, window: float, warmup: float, server: Any,

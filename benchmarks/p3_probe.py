@@ -3,13 +3,15 @@ that loop, not a copy of it.
 
 It loads what a Druid trigger loads (off the loop, as ``DruidWaitTrigger._client`` does), holds the loop's shared
 Druid client for the connection, then every second appends one JSON line to ``out``: the wall time, the loop's lag
-samples of that second (a 10 ms sleep, how late it woke), the process RSS, and the shared poller's counters. It
-never fires an event; the benchmark stops the triggerer when it has its numbers.
+samples of that second (a 10 ms sleep, how late it woke), the process RSS, the shared poller's counters, and the
+garbage collector's pauses of that second per generation (``gc.callbacks``: is a stall the collector or the
+machine?). It never fires an event; the benchmark stops the triggerer when it has its numbers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 from collections.abc import AsyncIterator
@@ -35,9 +37,28 @@ def _load() -> None:
     import airflow_provider_druid_ingest.triggers.task  # noqa: F401
 
 
+class _GcPauses:
+    """Milliseconds the collector ran, per generation, since the last ``take``."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: dict[str, list[float]] = {}
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            took = (time.perf_counter() - self.started) * 1000
+            self.pauses.setdefault(str(info.get("generation")), []).append(round(took, 2))
+
+    def take(self) -> dict[str, list[float]]:
+        out, self.pauses = self.pauses, {}
+        return out
+
+
 class LagProbeTrigger(BaseTrigger):
     def __init__(self, out: str, conn_id: str) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.out = out
         self.conn_id = conn_id
 
@@ -52,6 +73,8 @@ class LagProbeTrigger(BaseTrigger):
 
         hook = DruidHook(druid_conn_id=self.conn_id)
         config = await hook.aget_config()
+        pauses = _GcPauses()
+        gc.callbacks.append(pauses)
         async with shared_client(config, hook.retry) as client:
             with open(self.out, "a") as out:
                 while True:
@@ -63,7 +86,7 @@ class LagProbeTrigger(BaseTrigger):
                         lags.append(round((time.perf_counter() - start - 0.01) * 1000, 2))
                     stats = dict(client.poller.stats) if client.poller is not None else {}
                     line = {"t": time.time(), "lag_ms": lags, "rss_mb": round(_rss_mb(), 2), "poller": stats,
-                            "tasks": len(asyncio.all_tasks())}
+                            "tasks": len(asyncio.all_tasks()), "gc_ms": pauses.take()}
                     out.write(json.dumps(line) + "\n")
                     out.flush()
-        yield TriggerEvent({"never": True})  # pragma: no cover - the loop above runs until cancelled
+        yield TriggerEvent({"never": True})  # type: ignore[unreachable]  # the loop above runs until cancelled

@@ -67,7 +67,7 @@ def _triggerer(control: Any, log_path: str, capacity: int) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     import structlog
-    from airflow.executors.workloads import RunTrigger
+    from airflow.executors.workloads.trigger import RunTrigger
     from airflow.jobs.triggerer_job_runner import TriggerRunnerSupervisor
     from airflow.models.trigger import Trigger
 
@@ -120,12 +120,12 @@ def _triggerer(control: Any, log_path: str, capacity: int) -> None:
 class Triggerer:
     """A triggerer process (supervisor + runner) and its probe's lines."""
 
-    def __init__(self, name: str, env: dict[str, str], capacity: int) -> None:
+    def __init__(self, name: str, env: dict[str, str], capacity: int, tag: str = "") -> None:
         STATE.mkdir(parents=True, exist_ok=True)
         self.name = name
-        self.probe = STATE / f"{name}.probe.jsonl"
+        self.probe = STATE / f"{name}{tag}.probe.jsonl"
         self.probe.unlink(missing_ok=True)
-        self.log = STATE / f"{name}.log"
+        self.log = STATE / f"{name}{tag}.log"
         self._conn, child = mp.Pipe()
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)  # a spawned child reads its environment at start
@@ -212,6 +212,16 @@ def requests_total(counts: dict[str, int]) -> int:
     return sum(n for k, n in counts.items() if k != "ids asked")
 
 
+def _gc_summary(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Collector pauses the probe saw, per generation: how many, the longest, the total (ms)."""
+    out: dict[str, Any] = {}
+    for gen in ("0", "1", "2"):
+        pauses = [p for line in lines for p in line.get("gc_ms", {}).get(gen, [])]
+        out[f"gen{gen}"] = {"count": len(pauses), "max_ms": max(pauses, default=0.0),
+                            "total_ms": round(sum(pauses), 1)}
+    return out
+
+
 def _p99(sorted_lags: list[float]) -> float | None:
     return round(sorted_lags[int(0.99 * (len(sorted_lags) - 1))], 1) if sorted_lags else None
 
@@ -251,7 +261,9 @@ def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: 
                     "loop_lag_p99_ms": _p99(lags),
                     "loop_lag_max_ms": round(lags[-1], 1) if lags else None,
                     "loop_lag_p99_time_weighted_ms": _p99(corrected(lags)),
-                    "poller": lines[-1]["poller"], "asyncio_tasks": lines[-1]["tasks"]})
+                    "poller": lines[-1]["poller"], "asyncio_tasks": lines[-1]["tasks"],
+                    "gc_pauses_in_window": _gc_summary([line for line in lines
+                                                        if started <= line["t"] <= started + window + 1])})
     status_calls = counts["bulk status"] + counts["status"]
     total_waits = waits_each * len(triggerers)
     herd_n = requests_total(herd)
@@ -276,7 +288,8 @@ def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, f
     triggerers = []
     try:
         for n in range(triggerer_count):
-            t = Triggerer(f"triggerer-{n + 1}", env, capacity=waits_each + 10)
+            t = Triggerer(f"triggerer-{n + 1}", env, capacity=waits_each + 10,
+                          tag=f"-{triggerer_count}x{waits_each}{'-baseline' if baseline else ''}")
             t.start_probe()
             t.pending = [wait_trigger(i, end, baseline) for i in ids[n * waits_each:(n + 1) * waits_each]]  # type: ignore
             triggerers.append(t)
