@@ -5,7 +5,9 @@ It loads what a Druid trigger loads (off the loop, as ``DruidWaitTrigger._client
 Druid client for the connection, then every second appends one JSON line to ``out``: the wall time, the loop's lag
 samples of that second (a 10 ms sleep, how late it woke), the process RSS, the shared poller's counters, and the
 garbage collector's pauses of that second per generation (``gc.callbacks``: is a stall the collector or the
-machine?). It never fires an event; the benchmark stops the triggerer when it has its numbers.
+machine?). With ``freeze_at`` (``p3_triggerer.py --gc-freeze``, an experiment for the proposal in the README) it
+calls ``gc.freeze()`` once the poller has given that many first looks, i.e. once the triggers are built. It never
+fires an event; the benchmark stops the triggerer when it has its numbers.
 """
 
 from __future__ import annotations
@@ -57,13 +59,15 @@ class _GcPauses:
 
 
 class LagProbeTrigger(BaseTrigger):
-    def __init__(self, out: str, conn_id: str) -> None:
+    def __init__(self, out: str, conn_id: str, freeze_at: int = 0) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.out = out
         self.conn_id = conn_id
+        self.freeze_at = freeze_at
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
-        return f"{type(self).__module__}.{type(self).__qualname__}", {"out": self.out, "conn_id": self.conn_id}
+        return f"{type(self).__module__}.{type(self).__qualname__}", {"out": self.out, "conn_id": self.conn_id,
+                                                                       "freeze_at": self.freeze_at}
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         from airflow_provider_druid_ingest.hooks.druid import DruidHook
@@ -85,6 +89,10 @@ class LagProbeTrigger(BaseTrigger):
                         await asyncio.sleep(0.01)
                         lags.append(round((time.perf_counter() - start - 0.01) * 1000, 2))
                     stats = dict(client.poller.stats) if client.poller is not None else {}
+                    if self.freeze_at and stats.get("first looks", 0) >= self.freeze_at:
+                        gc.freeze()  # the built triggers leave the collector's generations for good
+                        stats["frozen"] = gc.get_freeze_count()
+                        self.freeze_at = 0
                     line = {"t": time.time(), "lag_ms": lags, "rss_mb": round(_rss_mb(), 2), "poller": stats,
                             "tasks": len(asyncio.all_tasks()), "gc_ms": pauses.take()}
                     out.write(json.dumps(line) + "\n")

@@ -149,9 +149,9 @@ class Triggerer:
         self._conn.send(("add", batch))
         self._conn.recv()
 
-    def start_probe(self, timeout: float = 120) -> dict[str, Any]:
+    def start_probe(self, timeout: float = 120, freeze_at: int = 0) -> dict[str, Any]:
         """Add the probe and wait for its first line: the runner with the Druid code loaded, no waits yet."""
-        self.add([(PROBE_TRIGGER, {"out": str(self.probe), "conn_id": CONN_ID})])
+        self.add([(PROBE_TRIGGER, {"out": str(self.probe), "conn_id": CONN_ID, "freeze_at": freeze_at})])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             lines = self.lines()
@@ -278,7 +278,7 @@ def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: 
 
 
 def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, first_task: int = 0,
-        fake: FakeProcess | None = None, baseline: bool = False) -> dict[str, Any]:
+        fake: FakeProcess | None = None, baseline: bool = False, gc_freeze: bool = False) -> dict[str, Any]:
     """Seed the tasks, start the triggerers with their probes, then the herd and the window."""
     own = fake is None
     fake = fake or FakeProcess()
@@ -289,8 +289,9 @@ def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, f
     try:
         for n in range(triggerer_count):
             t = Triggerer(f"triggerer-{n + 1}", env, capacity=waits_each + 10,
-                          tag=f"-{triggerer_count}x{waits_each}{'-baseline' if baseline else ''}")
-            t.start_probe()
+                          tag=f"-{triggerer_count}x{waits_each}{'-baseline' if baseline else ''}"
+                              f"{'-gc-freeze' if gc_freeze else ''}")
+            t.start_probe(freeze_at=waits_each if gc_freeze else 0)
             t.pending = [wait_trigger(i, end, baseline) for i in ids[n * waits_each:(n + 1) * waits_each]]  # type: ignore
             triggerers.append(t)
         row = herd_and_window(fake, triggerers, waits_each, window, max_herd)
@@ -310,10 +311,13 @@ def main() -> None:
     parser.add_argument("--max-herd", type=float, default=600.0, help="seconds at most for every first look")
     parser.add_argument("--baseline", action="store_true",
                         help="Airflow's DateTimeTrigger instead of DruidTaskTrigger: what the triggerer costs alone")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="experiment: the probe calls gc.freeze() once every wait had its first look")
     args = parser.parse_args()
     info = machine("aiohttp", "apache-airflow-core")
     print_machine(info)
-    row = run(args.waits, 1, args.window, args.max_herd, baseline=args.baseline)
+    row = run(args.waits, 1, args.window, args.max_herd, baseline=args.baseline, gc_freeze=args.gc_freeze)
+    row["gc_freeze"] = args.gc_freeze
     row["trigger"] = "DateTimeTrigger (baseline)" if args.baseline else "DruidTaskTrigger"
     one = row["per_triggerer"][0]
     print(json.dumps(row, indent=1, default=str))
@@ -330,7 +334,7 @@ def main() -> None:
     print(f"{'figure':<42} {'value':>10}  {'goal':>6}  met")
     for name, value, goal, met in goals:
         print(f"{name:<42} {value!s:>10}  {goal:>6}  {'yes' if met else 'NO'}")
-    name = "p3_triggerer_baseline" if args.baseline else "p3_triggerer"
+    name = "p3_triggerer" + ("_baseline" if args.baseline else "") + ("_gc_freeze" if args.gc_freeze else "")
     write_results(name, {"machine": info, "window_s": args.window, "row": row,
                          "goals": [{"figure": g[0], "value": g[1], "goal": g[2], "met": g[3]} for g in goals]})
 
