@@ -34,64 +34,16 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import p3_fake  # noqa: E402
 from benchlib import machine, print_machine, print_table, write_results  # noqa: E402
 
 SCHEDULE = (5.0, 60.0, 1.5)  # the waits' fixed schedule: 5 s growing x1.5 to 60 s
 MAX_WARMUP = 180.0  # seconds: at most this long for every wait's first look before measuring anyway
-DATASOURCES = 100  # the waits' tasks spread over this many datasources (a triggerer serving many DAGs)
-
-
-def _day(n: int) -> str:
-    import datetime as dt
-
-    first = dt.date(2000, 1, 1) + dt.timedelta(days=n)
-    return f"{first}T00:00:00Z/{first + dt.timedelta(days=1)}T00:00:00Z"
 
 
 def serve(conn: Any) -> None:
-    """The child process: a fake Druid whose tasks run for an hour; answers "url", "submit n", "count", "stop"."""
-    from collections import Counter
-    from concurrent.futures import ThreadPoolExecutor
-
-    import requests
-    from druid_ingest.testing import FakeDruid, index_parallel_spec
-
-    def kind(method: str, path: str) -> str:
-        if path.endswith("/taskStatus"):
-            return "bulk status"
-        if path.endswith("/status"):
-            return "status"
-        if path.endswith("/reports"):
-            return "report"
-        return f"{method} {path.split('/')[-1]}"
-
-    def submit(i: int) -> str:
-        day = i // DATASOURCES  # one day per task and datasource: no two tasks share a lock
-        spec = index_parallel_spec("p3", intervals=["2000-01-01T00:00:00Z/P1D"], task_id=f"p3_task_{i}")
-        spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = [_day(day)]
-        spec["spec"]["dataSchema"]["dataSource"] = f"p3_{i % DATASOURCES}"
-        with requests.post(fake.url + "/druid/indexer/v1/task", json=spec, timeout=600) as answer:
-            answer.raise_for_status()
-        return f"p3_task_{i}"
-
-    with FakeDruid(task_duration=3600, pending_delay=0.0, worker_capacity=100_000) as fake:
-        conn.send(fake.url)
-        while True:
-            command = conn.recv()
-            if command == "stop":
-                return
-            if command == "count":
-                seen = fake.requests
-                counts = Counter(kind(r.method, r.path) for r in seen)
-                counts["ids asked"] = sum(len(r.json or []) if kind(r.method, r.path) == "bulk status" else 1
-                                          for r in seen if kind(r.method, r.path).endswith("status"))
-                conn.send(counts)
-            elif command.startswith("submit "):
-                first, n = map(int, command.split()[1:])
-                with ThreadPoolExecutor(8) as pool:
-                    ids = list(pool.map(submit, range(first, first + n)))
-                fake.clear_requests()
-                conn.send(ids)
+    """The child process: the fake of ``p3_fake.py`` (tasks of an hour, seeded without HTTP)."""
+    p3_fake.serve(conn)
 
 
 def rss_mb() -> float:
@@ -169,7 +121,7 @@ async def measure(url: str, ids: list[str], shared: bool, window: float, warmup:
 
 def conn_first_looks(counted: Any, n: int) -> bool:
     """Every wait has made its first look: one GET each (own clients), or the listing answered them (poller)."""
-    return counted["status"] >= n or (counted["GET tasks"] >= 1 and counted["bulk status"] >= 1)
+    return bool(counted["status"] >= n or (counted["GET tasks"] >= 1 and counted["bulk status"] >= 1))
 
 
 def _measure_child(url: str, ids: list[str], shared: bool, window: float, warmup: float, server: Any,
@@ -206,7 +158,7 @@ def main() -> None:
     rows, first = [], 0
     for size in args.sizes:
         for shared in [v == "after" for v in args.variants]:
-            parent.send(f"submit {first} {size}")
+            parent.send(f"seed {first} {size}")
             ids = parent.recv()
             first += size
             row = in_fresh_process(url, ids, shared, args.window, args.warmup, parent)

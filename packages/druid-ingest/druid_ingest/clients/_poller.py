@@ -75,7 +75,7 @@ class SharedPoller:
 
     ``run`` executes one operation with the shared client (its retry policy and session). ``stats`` counts the
     requests made, by kind (``bulk``, ``status``, ``served``; for first looks ``listing``, ``first`` (a GET each),
-    ``locks``, ``history``), and the status reads ``answered``.
+    ``locks``, ``history``), the status reads ``answered`` and the tasks given their ``first looks``.
     """
 
     def __init__(self, run: Runner, tick: float = DEFAULT_TICK) -> None:
@@ -203,6 +203,7 @@ class SharedPoller:
                                          if holds_lock(s) and all(q.ceiling is None for q, _ in live[i])])
         await self._histories({(q.memory, s.datasource, s.task_type) for i, s in statuses.items()
                                for q, _ in live[i] if q.memory is not None and s.datasource and s.task_type})
+        self.stats["first looks"] += len(live)
         for task_id, wanted in live.items():
             answer = found[task_id]
             for query, future in wanted:

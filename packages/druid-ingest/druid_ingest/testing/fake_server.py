@@ -13,7 +13,7 @@ import re
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -32,7 +32,7 @@ from druid_ingest.testing.fake_http import (
     jetty_page,
 )
 from druid_ingest.testing.fake_state import ClusterState
-from druid_ingest.testing.fake_tasks import FakeTask, TaskPlan
+from druid_ingest.testing.fake_tasks import FakeTask, SpecError, TaskPlan, parse_task
 from druid_ingest.testing.fake_time import parse_interval
 
 __all__ = ["FakeDruid", "RecordedRequest"]
@@ -188,6 +188,26 @@ class FakeDruid:
     def default_plan(self, plan: TaskPlan) -> None:
         self.state.default_plan = plan
 
+    def seed_tasks(self, payloads: Iterable[dict[str, Any]]) -> list[str]:
+        """Submit many task payloads at once, without HTTP: how benchmarks and scale tests fill the fake with
+        thousands of tasks in seconds. Each payload is parsed as ``POST /task`` parses it and needs an ``id``; the
+        tasks then live exactly like submitted ones. Raises ValueError naming the first bad payload."""
+        items = []
+        for n, body in enumerate(payloads):
+            try:
+                parsed = parse_task(body)
+            except SpecError as exc:
+                raise ValueError(f"seed_tasks: payload {n} is not a valid task: {exc}") from None
+            if parsed.id is None:
+                raise ValueError(f"seed_tasks: payload {n} has no 'id' (seeded tasks need one)")
+            items.append((parsed.id, parsed, body))
+        with self.state.lock:
+            known = {task_id for task_id, _, _ in items if task_id in self.state.tasks}
+            if known or len({task_id for task_id, _, _ in items}) < len(items):
+                raise ValueError(f"seed_tasks: task ids already exist or repeat: {sorted(known)[:5]}")
+            tasks = self.state.insert_tasks(items, self.state.clock())
+        return [task.id for task in tasks]
+
     def task(self, task_id: str) -> FakeTask | None:
         with self.state.lock:
             self.state.now()
@@ -201,7 +221,7 @@ class FakeDruid:
             task = self.state.tasks.get(task_id)
             if task is None or task.is_active:
                 raise ValueError(f"only a completed task can be forgotten: {task_id!r}")
-            del self.state.tasks[task_id]
+            self.state.forget(task_id)
 
     # ------------------------------------------------------------- segments
     def set_rules(self, datasource: str, rules: list[dict[str, Any]]) -> None:

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from druid_ingest.testing.fake_index import TaskIndex
 from druid_ingest.testing.fake_publish import new_segment, published_segments
 from druid_ingest.testing.fake_segments import (
     FakeSegment,
@@ -67,6 +68,8 @@ class ClusterState:
         self._seq = 0
         self._gen = 0
         self._cache: dict[tuple[str, str], tuple[int, set[str]]] = {}
+        self.index = TaskIndex()  # active tasks by phase: what advance() looks at
+        self._next: tuple[int, float | None] | None = None  # (generation, next event time) while nothing changes
 
     # ------------------------------------------------------------------ clock
     def now(self) -> float:
@@ -97,6 +100,18 @@ class ClusterState:
     def insert_task(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
         with self.lock:
             self.advance(now)
+            return self._insert(task_id, parsed, payload, now)
+
+    def insert_tasks(self, items: list[tuple[str, ParsedTask, dict[str, Any]]], now: float) -> list[FakeTask]:
+        """Many submits at one instant, the clock advanced once (``FakeDruid.seed_tasks``)."""
+        with self.lock:
+            self.advance(now)
+            out = [self._insert(task_id, parsed, payload, now) for task_id, parsed, payload in items]
+            self.advance(now)
+            return out
+
+    def _insert(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
+        with self.lock:
             plan = self.plans.popleft() if self.plans else self.default_plan
             stored = copy.deepcopy(payload)
             stored["id"] = task_id
@@ -111,12 +126,20 @@ class ClusterState:
             task = FakeTask(task_id, parsed, stored, plan, now, now_iso(now), self._seq, duration)
             task.pending_at = now + self.pending_delay
             self.tasks[task_id] = task
+            self.index.add(task)
             self._touch()
             return task
 
+    def forget(self, task_id: str) -> None:
+        """Delete a completed task's row (``FakeDruid.forget_task``)."""
+        with self.lock:
+            task = self.tasks.pop(task_id)
+            self.index.forget(task)
+            self._touch()
+
     # -------------------------------------------------------------- queries
     def used_slots(self) -> int:
-        return sum(self._need(t) for t in self.tasks.values() if t.is_active and t.runner_state == "RUNNING")
+        return self.index.used
 
     def _need(self, task: FakeTask) -> int:
         return min(task.parsed.slots, self.capacity)
@@ -199,23 +222,30 @@ class ClusterState:
                    for s in task._segments)
 
     def _next_event_time(self) -> float | None:
+        """The earliest instant something happens; remembered until the state changes or the clock passes it
+        (not with retention rules set: a period rule's match moves with the clock alone)."""
+        cached = self._next
+        if cached is not None and cached[0] == self._gen and not any(self.rules.values()) \
+                and (cached[1] is None or cached[1] > self._t):
+            return cached[1]
         now, times = self._t, []
-        free = self.capacity - self.used_slots()
-        for task in self.tasks.values():
-            if not task.is_active:
-                continue
-            if task.runner_state == "WAITING":
-                # Waiting for its time to come, then for its time-chunk locks (a release is another event).
-                if task.pending_at > now:
-                    times.append(task.pending_at)
-                elif self._can_lock(task):
-                    times.append(now)
-            elif task.runner_state == "PENDING" and self._need(task) <= free:
+        idx = self.index
+        due_now = False  # once something is due now, no further lock check can lower the minimum
+        for task in idx.waiting.values():
+            # Waiting for its time to come, then for its time-chunk locks (a release is another event).
+            if task.pending_at > now:
+                times.append(task.pending_at)
+            elif not due_now and self._can_lock(task):
                 times.append(now)
-            elif task.runner_state == "RUNNING" and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
-                times.append(now if self._availability_done(task) else task.availability_deadline)
-            elif task.runner_state == "RUNNING" and not task.deadlocked:
-                times.append(task.end_at)
+                due_now = True
+        free = self.capacity - idx.used
+        if any(self._need(task) <= free for task in idx.pending.values()):
+            times.append(now)
+        for task in idx.availability.values():
+            times.append(now if self._availability_done(task) else task.availability_deadline)
+        end = idx.next_end()
+        if end is not None:
+            times.append(end)
         for seg in self.segments:
             if seg.used and seg.unused_at is not None:
                 times.append(seg.unused_at)
@@ -225,10 +255,15 @@ class ClusterState:
                 times.append(now)
             if self._needs_unused_mark(seg):
                 times.append(max(now, self.started_at + self.overshadowed_grace))
-        return min(times, default=None)
+        out = min(times, default=None)
+        self._next = (self._gen, out)
+        return out
 
     def _process(self, t: float) -> None:
-        for task in sorted(self.tasks.values(), key=lambda x: x.seq):
+        idx = self.index
+        due = {task.id: task for task in idx.pop_due(t)}  # RUNNING phases ending by t
+        due.update((task.id, task) for task in idx.waiting.values() if task.pending_at <= t)
+        for task in sorted(due.values(), key=lambda x: x.seq):  # in submission order, as the Overlord's queue
             if task.is_active and task.runner_state == "RUNNING" and not task.deadlocked \
                     and task.ingestion_state != "SEGMENT_AVAILABILITY_WAIT" and task.end_at <= t:
                 self._complete_run(task, t)
@@ -250,7 +285,7 @@ class ClusterState:
         for seg in self.segments:
             if marking and self._needs_unused_mark(seg):
                 seg.unused_at = t + self.coordinator_period
-        for task in self.tasks.values():
+        for task in list(idx.availability.values()):
             if task.is_active and task.ingestion_state == "SEGMENT_AVAILABILITY_WAIT":
                 done = self._availability_done(task)
                 if done or task.availability_deadline <= t:
@@ -263,7 +298,7 @@ class ClusterState:
         """Start PENDING tasks that fit, in submission order, without head-of-line blocking (druid-contract
         §batch-rules)."""
         free = self.capacity - self.used_slots()
-        for task in sorted(self.tasks.values(), key=lambda x: x.seq):
+        for task in sorted(self.index.pending.values(), key=lambda x: x.seq):
             if not (task.is_active and task.runner_state == "PENDING") or self._need(task) > free:
                 continue
             free -= self._need(task)
@@ -275,6 +310,7 @@ class ClusterState:
             # druid-contract §batch-rules deadlock: parallel supervisor holding the only slot; its subtasks never get
             # one.
             task.deadlocked = task.parsed.parallel and self.capacity == 1
+            self.index.started(task, self._need(task))
             self._touch()
 
     # ----------------------------------------------------------------- locks
@@ -288,7 +324,7 @@ class ClusterState:
         return not any(
             other.locks and other.is_active and other.datasource == task.datasource
             and any(overlaps(a, b) for a in other.locks for b in mine)
-            for other in self.tasks.values() if other is not task
+            for other in self.index.by_datasource.get(task.datasource, {}).values() if other is not task
         )
 
     def _lock(self, task: FakeTask, t: float) -> None:
@@ -300,10 +336,12 @@ class ClusterState:
         task.locks = self._lock_intervals(task)  # none for a spec without intervals (it locks while running)
         task.queued_time = format_instant(ms + 4)
         task.runner_state = "PENDING"  # druid-contract §status: handed to the runner, waiting for a slot
+        self.index.locked(task)
         self._touch()
 
     def active_locks(self, ds: str, intervals: list[tuple[int, int]] | None) -> list[FakeTask]:
-        return [t for t in sorted(self.tasks.values(), key=lambda x: x.seq)
+        mine = self.index.by_datasource.get(ds, {})
+        return [t for t in sorted(mine.values(), key=lambda x: x.seq)
                 if t.is_active and t.locks and t.datasource == ds
                 and (not intervals or any(overlaps(a, b) for a in t.locks for b in intervals))]
 
@@ -327,6 +365,7 @@ class ClusterState:
             # druid-contract §handoff "How Druid itself waits": the task keeps its slot until handoff or timeout;
             # SUCCESS either way.
             task.ingestion_state = "SEGMENT_AVAILABILITY_WAIT"
+            self.index.awaiting_availability(task)
             task.availability_deadline = t + parsed.await_ms / 1000.0
             if not task._segments:  # waitForSegmentAvailability: nothing to wait for -> confirmed
                 task.availability_confirmed = True
@@ -335,6 +374,7 @@ class ClusterState:
         self._finish(task, t, "SUCCESS", None)
 
     def _finish(self, task: FakeTask, t: float, state: str, error: str | None) -> None:
+        self.index.finished(task, self._need(task))
         task.state = state
         task.runner_state = "NONE"
         task.error_msg = error
