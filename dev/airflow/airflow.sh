@@ -203,6 +203,7 @@ redis_start() {
     --dir "$VAR_DIR/redis" --save '' --appendonly no --daemonize no --protected-mode yes \
     >>"$(log_file redis)" 2>&1 </dev/null) &
   echo $! >"$(pid_file redis)"
+  disown  # not a job of this shell: seed_metadata waits for its own background jobs
   local i
   for i in $(seq 40); do port_open "$REDIS_PORT" && break; sleep 0.25; done
   port_open "$REDIS_PORT" || { tail -20 "$(log_file redis)" >&2; die "redis-server did not open port $REDIS_PORT (log: $(log_file redis))"; }
