@@ -150,7 +150,7 @@ def test_airflow_executor_knob_defaults_to_local_and_picks_celery(tmp_path: Path
     assert celery.returncode == 0, celery.stderr
     assert "AIRFLOW__CORE__EXECUTOR=CeleryExecutor" in celery.stdout
     assert "AIRFLOW__CELERY__BROKER_URL='redis://127.0.0.1:26999/0'" in celery.stdout
-    assert re.search(r"AIRFLOW__CELERY__RESULT_BACKEND='db\+postgresql://airflow:[0-9a-f]+@127\.0\.0\.1:25432/airflow'",
+    assert re.search(r"AIRFLOW__CELERY__RESULT_BACKEND='db\+postgresql\+psycopg2://airflow:[0-9a-f]+@127\.0\.0\.1:25432/airflow'",
                      celery.stdout)
 
 

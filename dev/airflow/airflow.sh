@@ -148,7 +148,7 @@ EOF
   if [[ "$EXECUTOR" == celery ]]; then
     cat <<EOF
 export AIRFLOW__CELERY__BROKER_URL='redis://127.0.0.1:$REDIS_PORT/0'
-export AIRFLOW__CELERY__RESULT_BACKEND='db+postgresql://$db'
+export AIRFLOW__CELERY__RESULT_BACKEND='db+postgresql+psycopg2://$db'
 export AIRFLOW__CELERY__WORKER_CONCURRENCY=${AIRFLOW_DEV_WORKER_CONCURRENCY:-2}
 export AIRFLOW_DEV_REDIS_PORT=$REDIS_PORT
 EOF
