@@ -118,7 +118,7 @@ export AIRFLOW_HOME='$VAR_DIR/home'
 export AIRFLOW__CORE__DAGS_FOLDER='$ROOT/dags'
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
 export AIRFLOW__CORE__EXECUTOR=$([[ "$EXECUTOR" == celery ]] && echo CeleryExecutor || echo LocalExecutor)
-export AIRFLOW__CORE__PARALLELISM=4
+export AIRFLOW__CORE__PARALLELISM=$([[ "$EXECUTOR" == celery ]] && echo $((2 * ${AIRFLOW_DEV_WORKER_CONCURRENCY:-2})) || echo 4)
 export AIRFLOW__CORE__FERNET_KEY='$FERNET_KEY'
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL='$API_URL/execution/'
 export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS='admin:admin'

@@ -1,0 +1,179 @@
+"""Triggerer failover on Celery: 50 deferred ``DruidTaskSensor`` waits spread over two triggerers, ``SIGKILL`` one
+(its whole process group, as when its machine dies): the survivor takes its triggers over once the dead one's
+heartbeat is ``[triggerer] triggerer_health_check_threshold`` old, polls them, and every wait completes with no
+second Druid task. The Druid tasks live in the fake Druid run as a separate process (tests/deploy_celery/
+fake_proc.py): they stay RUNNING until the test lets them finish, so the waits outlast the takeover for sure.
+
+The timeline (kill, each re-assignment, the survivor's first poll of a moved wait, each completion) is printed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.deploy.helpers import ts
+from tests.deploy_celery import fake_proc
+
+DAG_ID = "celery_failover_waits"
+CONN_ID = "celery_fake_druid"
+WAITS = 50
+
+
+def _owners(db, run_id: str) -> dict[int, int | None]:
+    """trigger id -> the TriggererJob id that owns it, for the run's deferred waits."""
+    rows = db("SELECT t.id, t.triggerer_id FROM trigger t JOIN task_instance ti ON ti.trigger_id = t.id "
+              "WHERE ti.dag_id = %s AND ti.run_id = %s AND ti.state = 'deferred'", DAG_ID, run_id)
+    return dict(rows)
+
+
+def _count(owners: dict[int, int | None]) -> dict[int | None, int]:
+    out: dict[int | None, int] = {}
+    for job in owners.values():
+        out[job] = out.get(job, 0) + 1
+    return out
+
+
+def _triggerers(db) -> dict[int, str]:
+    """The live TriggererJob of each triggerer: a SIGKILLed one's job stays 'running' forever, so the newest."""
+    return dict(db("SELECT DISTINCT ON (hostname) id, hostname FROM job WHERE job_type = 'TriggererJob' "
+                   "AND state = 'running' AND end_date IS NULL ORDER BY hostname, id DESC"))
+
+
+def _show(label: str, tasks: list[tuple[str, str]]) -> None:
+    """The fake Druid's task list, compact: how many in each status, the first and last id."""
+    by: dict[str, int] = {}
+    for _, state in tasks:
+        by[state] = by.get(state, 0) + 1
+    print(f"[celery] Druid tasks {label}: {len(tasks)} {by}; {tasks[0][0]} .. {tasks[-1][0]}" if tasks else
+          f"[celery] Druid tasks {label}: none")
+
+
+def _wait(what: str, timeout: float, probe, interval: float = 0.25) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = probe()
+        if got:
+            return got
+        assert time.monotonic() < deadline, f"{what}: not after {timeout:.0f}s"
+        time.sleep(interval)
+
+
+def _asked(request: tuple[float, str, str, list | None], every: set[str]) -> set[str]:
+    """Task ids one recorded request polls: the bulk status body, the id in a per-task status path, or all of
+    them for the active-task listing that answers a batch of first looks (the poller's herd path)."""
+    _, method, path, ids = request
+    if path.endswith("/taskStatus") and ids:
+        return set(ids)
+    if path.endswith("/status") and "/task/" in path:
+        return {path.split("/task/")[1].split("/")[0]}
+    if method == "GET" and path.rstrip("/").endswith("/indexer/v1/tasks"):
+        return set(every)
+    return set()
+
+
+@pytest.fixture(scope="module")
+def fake():
+    proc = fake_proc.start()
+    yield proc
+    proc.close()
+
+
+def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, harness, celery_env):
+    heartbeat = float(celery_env["AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC"])
+    threshold = float(celery_env["AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD"])
+    ids = fake.ask(f"submit {WAITS}")
+    api.put_connection({"connection_id": CONN_ID, "conn_type": "druid_cluster", "host": fake.url})
+    api.send("PATCH", f"/dags/{DAG_ID}", {"is_paused": False})
+    t0 = time.time()
+    run = api.send("POST", f"/dags/{DAG_ID}/dagRuns", {"logical_date": None, "conf": {"task_ids": ids}})
+    run_id = run["dag_run_id"]
+
+    owners = _wait(f"{WAITS} waits deferred", 600, lambda: (o := _owners(db, run_id)) and len(o) == WAITS
+                   and all(o.values()) and o)
+    t_deferred = time.time()
+    jobs = _triggerers(db)
+    spread = {jobs.get(j, f"job {j}"): sum(1 for v in owners.values() if v == j) for j in set(owners.values())}
+    print(f"\n[celery] {WAITS} waits deferred {t_deferred - t0:.0f}s after the trigger; spread: {spread}; "
+          f"triggerer jobs {jobs}; heartbeat {heartbeat:.0f}s, health threshold {threshold:.0f}s")
+    assert len(spread) == 2, f"the waits are not spread over both triggerers: {spread}"
+    victim_job = next(j for j, h in jobs.items() if h == "triggerer-1")
+    survivor_job = next(j for j, h in jobs.items() if h == "triggerer-2")
+    moved = {t for t, j in owners.items() if j == victim_job}
+    # the trigger's kwargs are Fernet-encrypted in the DB; wait[i] waits on ids[i] (the mapping keeps the order)
+    moved_index = {i for (i,) in db("SELECT ti.map_index FROM task_instance ti WHERE ti.dag_id = %s AND "
+                                            "ti.run_id = %s AND ti.trigger_id = ANY(%s)", DAG_ID, run_id, list(moved))}
+    moved_task_ids = {ids[i] for i in moved_index}
+    assert len(moved_task_ids) == len(moved), (len(moved_task_ids), len(moved))
+
+    before = fake.ask("tasks")
+    _show("before the kill", before)
+    pid = int(Path(celery_env["AIRFLOW_HOME"]).parent.joinpath("run", "triggerer-1.pid").read_text())
+    beat = db("SELECT extract(epoch FROM latest_heartbeat) FROM job WHERE id = %s", victim_job)[0][0]
+    t_kill = time.time()
+    os.killpg(pid, signal.SIGKILL)
+    print(f"[celery] t=0.00 SIGKILL triggerer-1 (process group {pid}, job {victim_job}, {len(moved)} waits); "
+          f"its last heartbeat {t_kill - float(beat):.2f}s before")
+
+    first_move: list[float] = []
+
+    def all_moved() -> bool:
+        now = _owners(db, run_id)
+        if not first_move and any(now.get(t) == survivor_job for t in moved):
+            first_move.append(time.time())
+        return all(now.get(t) == survivor_job for t in moved)
+
+    _wait("the dead triggerer's waits re-assigned to the survivor", threshold + 120, all_moved, interval=0.1)
+    t_assigned = time.time()
+
+    def first_poll() -> float | None:
+        hits = [r[0] for r in fake.ask("requests") if r[0] > t_kill and _asked(r, moved_task_ids) & moved_task_ids]
+        return min(hits) if hits else None
+
+    t_poll = _wait("the survivor's first poll of a moved wait", 120, first_poll)
+    print(f"[celery] t={first_move[0] - t_kill:.2f} first trigger re-assigned to triggerer-2 (job {survivor_job})")
+    print(f"[celery] t={t_assigned - t_kill:.2f} all {len(moved)} re-assigned "
+          "([triggerer] max_trigger_to_select_per_loop = 5)")
+    print(f"[celery] t={t_poll - t_kill:.2f} first poll of a moved wait (from the survivor: the victim is dead)")
+    low = threshold - (t_kill - float(beat))
+    print(f"[celery] takeover (kill -> first re-assigned) {first_move[0] - t_kill:.2f}s; expected threshold - "
+          f"last-beat age .. threshold + a loop = {low:.1f}..{threshold + 2:.0f}s")
+    # the takeover cannot beat the threshold: the dead job counts as alive until its beat is that old
+    assert first_move[0] - float(beat) >= threshold - 0.5
+    assert first_move[0] - t_kill <= threshold + 60
+
+    still = _owners(db, run_id)  # just before the tasks finish: who holds each wait now
+    print(f"[celery] owners before finish: {sorted((jobs.get(j, j), n) for j, n in _count(still).items())}")
+    assert set(still.values()) == {survivor_job}, still
+    fake.ask("finish")  # every fake task is SUCCESS from now on
+    t_finish = time.time()
+
+    def done() -> dict[str, Any] | None:
+        r = api.get(f"/dags/{DAG_ID}/dagRuns/{run_id}")
+        return r if r["state"] in ("success", "failed") else None
+
+    final = _wait("the run finished", 600, done, interval=1)
+    tis = api.get(f"/dags/{DAG_ID}/dagRuns/{run_id}/taskInstances", limit=100)["task_instances"]
+    waits = sorted((t for t in tis if t["task_id"] == "wait"), key=lambda t: t["end_date"] or "")
+    for t in waits:
+        tag = "moved from triggerer-1" if t["map_index"] in moved_index else "on triggerer-2 throughout"
+        print(f"[celery] t={ts(t['end_date']) - t_kill:.2f} wait[{t['map_index']}] {t['state']} ({tag}; "
+              f"resumed on {t.get('hostname')}, try {t['try_number']})")
+    print(f"[celery] completions: first {ts(waits[0]['end_date']) - t_finish:.1f}s, last "
+          f"{ts(waits[-1]['end_date']) - t_finish:.1f}s after the fake tasks finished")
+    requests = fake.ask("requests")
+    submits = [r for r in requests if r[1] == "POST" and r[2].rstrip("/").endswith("/indexer/v1/task")]
+    tasks = fake.ask("tasks")
+    _show("after", tasks)
+    print(f"[celery] fake Druid: {len(submits)} submits, {len(requests)} requests in all")
+
+    assert final["state"] == "success" and len(waits) == WAITS
+    assert {t["state"] for t in waits} == {"success"} and {s for _, s in tasks} == {"SUCCESS"}
+    assert {s for _, s in before} == {"RUNNING"}
+    # the waits submitted nothing: no duplicate Druid task, before or after the takeover
+    assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS
+    harness("start")  # triggerer-1 back (its orphans reaped): the deployment is whole again for what follows
