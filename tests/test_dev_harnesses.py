@@ -154,6 +154,16 @@ def test_airflow_executor_knob_defaults_to_local_and_picks_celery(tmp_path: Path
                      celery.stdout)
 
 
+def test_airflow_celery_parallelism_covers_both_workers(tmp_path: Path) -> None:
+    # [core] parallelism caps running tasks over all workers: below 2 x concurrency, one worker's slots sit idle
+    celery = _airflow_env(tmp_path, AIRFLOW_DEV_EXECUTOR="celery", AIRFLOW_DEV_WORKER_CONCURRENCY="3")
+    assert celery.returncode == 0, celery.stderr
+    assert "AIRFLOW__CELERY__WORKER_CONCURRENCY=3" in celery.stdout
+    assert "AIRFLOW__CORE__PARALLELISM=6" in celery.stdout
+    local = _airflow_env(tmp_path, AIRFLOW_DEV_WORKER_CONCURRENCY="3")
+    assert "AIRFLOW__CORE__PARALLELISM=4" in local.stdout
+
+
 def test_airflow_executor_knob_refuses_an_unknown_executor(tmp_path: Path) -> None:
     bad = _airflow_env(tmp_path, AIRFLOW_DEV_EXECUTOR="kubernetes")
     assert bad.returncode == 2
