@@ -90,8 +90,8 @@ def celery_env(harness) -> Iterator[dict[str, str]]:
     print("\n[celery] at the end:\n" + harness("status", check=False).stdout)
     if os.environ.get("CELERY_DEPLOY_KEEP") != "1":
         t1 = time.monotonic()
-        harness("stop")
-        print(f"[celery] airflow.sh stop: {time.monotonic() - t1:.0f}s")
+        stopped = harness("stop")
+        print(f"[celery] airflow.sh stop: {time.monotonic() - t1:.0f}s\n{stopped.stderr[-1500:]}")
 
 
 @pytest.fixture(scope="session")

@@ -63,16 +63,15 @@ def _wait(what: str, timeout: float, probe, interval: float = 0.25) -> Any:
         time.sleep(interval)
 
 
-def _asked(request: tuple[float, str, str, list | None], every: set[str]) -> set[str]:
-    """Task ids one recorded request polls: the bulk status body, the id in a per-task status path, or all of
-    them for the active-task listing that answers a batch of first looks (the poller's herd path)."""
-    _, method, path, ids = request
+def _asked(request: tuple[float, str, str, list | None]) -> set[str]:
+    """Task ids one recorded request names: the bulk status body, or the id in a per-task status path. (An
+    active-task listing, the poller's answer to ten or more first looks at once, names none: any wait's first
+    look may be one, so it cannot tell whose poll it is; the bulk status naming the wait follows within a tick.)"""
+    _, _method, path, ids = request
     if path.endswith("/taskStatus") and ids:
         return set(ids)
     if path.endswith("/status") and "/task/" in path:
         return {path.split("/task/")[1].split("/")[0]}
-    if method == "GET" and path.rstrip("/").endswith("/indexer/v1/tasks"):
-        return set(every)
     return set()
 
 
@@ -83,7 +82,7 @@ def fake():
     proc.close()
 
 
-def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, harness, celery_env):
+def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, celery_env):
     heartbeat = float(celery_env["AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC"])
     threshold = float(celery_env["AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD"])
     ids = fake.ask(f"submit {WAITS}")
@@ -131,7 +130,9 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     t_assigned = time.time()
 
     def first_poll() -> float | None:
-        hits = [r[0] for r in fake.ask("requests") if r[0] > t_kill and _asked(r, moved_task_ids) & moved_task_ids]
+        # from 1 s after the kill: a request the victim sent just before it died may reach the fake a bit later
+        # on a loaded machine; the survivor cannot hold a moved wait before threshold - last-beat age (> 1 s)
+        hits = [r[0] for r in fake.ask("requests") if r[0] > t_kill + 1.0 and _asked(r) & moved_task_ids]
         return min(hits) if hits else None
 
     t_poll = _wait("the survivor's first poll of a moved wait", 120, first_poll)
@@ -145,6 +146,7 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     # the takeover cannot beat the threshold: the dead job counts as alive until its beat is that old
     assert first_move[0] - float(beat) >= threshold - 0.5
     assert first_move[0] - t_kill <= threshold + 60
+    assert t_poll >= first_move[0] - 1.0, "a moved wait was polled before the survivor held it"  # 1 s: DB probe lag
 
     still = _owners(db, run_id)  # just before the tasks finish: who holds each wait now
     print(f"[celery] owners before finish: {sorted((jobs.get(j, j), n) for j, n in _count(still).items())}")
@@ -176,4 +178,4 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     assert {s for _, s in before} == {"RUNNING"}
     # the waits submitted nothing: no duplicate Druid task, before or after the takeover
     assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS
-    harness("start")  # triggerer-1 back (its orphans reaped): the deployment is whole again for what follows
+    # triggerer-1 stays dead: nothing follows in this session, and the next `start` brings it back
