@@ -4,7 +4,13 @@ heartbeat is ``[triggerer] triggerer_health_check_threshold`` old, polls them, a
 second Druid task. The Druid tasks live in the fake Druid run as a separate process (tests/deploy_celery/
 fake_proc.py): they stay RUNNING until the test lets them finish, so the waits outlast the takeover for sure.
 
-The timeline (kill, each re-assignment, the survivor's first poll of a moved wait, each completion) is printed."""
+Before the kill, a stall: ``SIGSTOP`` triggerer-2 until its waits move to triggerer-1, then ``SIGCONT``. Airflow
+cancels the triggers the resumed one lost through its user-kill path, so their ``on_kill`` runs: the Druid tasks
+must not be shut down (they were, before ``DruidTaskTrigger.on_kill`` asked whether its task is still deferred).
+Then triggerer-1, holding all 50, is killed and triggerer-2 takes them back.
+
+The timelines (stall, kill, each re-assignment, the survivor's first poll of a moved wait, each completion) and
+the Druid task lists before and after are printed."""
 
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from tests.deploy_celery import fake_proc
 
 DAG_ID = "celery_failover_waits"
 CONN_ID = "celery_fake_druid"
-WAITS = 50
+WAITS = int(os.environ.get("DEPLOY_CELERY_WAITS", "50"))  # the issue's 50; fewer only to fit a slower machine
 
 
 def _owners(db, run_id: str) -> dict[int, int | None]:
@@ -92,8 +98,16 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     run = api.send("POST", f"/dags/{DAG_ID}/dagRuns", {"logical_date": None, "conf": {"task_ids": ids}})
     run_id = run["dag_run_id"]
 
-    owners = _wait(f"{WAITS} waits deferred", 600, lambda: (o := _owners(db, run_id)) and len(o) == WAITS
-                   and all(o.values()) and o)
+    def deferred() -> dict[int, int | None] | None:
+        # fail fast: a wait that failed already lost its Druid task (before the on_kill fix, a trigger claimed by
+        # both triggerers in the same loop was cancelled on the loser, whose on_kill shut the task down)
+        failed = sorted(i for (i,) in db("SELECT map_index FROM task_instance WHERE dag_id = %s AND run_id = %s "
+                                         "AND task_id = 'wait' AND state = 'failed'", DAG_ID, run_id))
+        assert not failed, f"waits failed before any triggerer was touched: map_index {failed}"
+        o = _owners(db, run_id)
+        return o if len(o) == WAITS and all(o.values()) else None
+
+    owners = _wait(f"{WAITS} waits deferred", 600, deferred)
     t_deferred = time.time()
     jobs = _triggerers(db)
     spread = {jobs.get(j, f"job {j}"): sum(1 for v in owners.values() if v == j) for j in set(owners.values())}
@@ -102,6 +116,35 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     assert len(spread) == 2, f"the waits are not spread over both triggerers: {spread}"
     victim_job = next(j for j, h in jobs.items() if h == "triggerer-1")
     survivor_job = next(j for j, h in jobs.items() if h == "triggerer-2")
+    run_dir = Path(celery_env["AIRFLOW_HOME"]).parent / "run"
+
+    # the stall: triggerer-2 frozen past the threshold loses its waits to triggerer-1, then comes back
+    stalled = {t for t, j in owners.items() if j == survivor_job}
+    group = int((run_dir / "triggerer-2.pid").read_text())
+    t_stop = time.time()
+    os.killpg(group, signal.SIGSTOP)
+    try:
+        _wait("the stalled triggerer's waits re-assigned", threshold + 120,
+              lambda: all(_owners(db, run_id).get(t) == victim_job for t in stalled), interval=0.2)
+        t_moved = time.time()
+    finally:
+        os.killpg(group, signal.SIGCONT)
+    t_cont = time.time()
+    print(f"[celery] stall: t=0.00 SIGSTOP triggerer-2 ({len(stalled)} waits); t={t_moved - t_stop:.2f} all on "
+          f"triggerer-1; t={t_cont - t_stop:.2f} SIGCONT")
+    _wait("triggerer-2 beating again", 60, lambda: float(db(
+        "SELECT extract(epoch FROM latest_heartbeat) FROM job WHERE id = %s", survivor_job)[0][0]) > t_cont)
+    # its first loop finds the lost triggers no longer its own and cancels them (Airflow's user-kill path, so their
+    # on_kill runs and, before the fix, shut the Druid tasks down within a second or two): give it a few loops
+    time.sleep(8)
+    shut = [r for r in fake.ask("requests") if r[2].endswith("/shutdown")]
+    after_stall = fake.ask("tasks")
+    print(f"[celery] stall: t={time.time() - t_stop:.2f} triggerer-2 beat again, 8 s of its loops later: shutdowns "
+          f"at Druid {len(shut)} (its on_kill ran for the {len(stalled)} triggers it lost)")
+    _show("after the stall", after_stall)
+    assert not shut and {st for _, st in after_stall} == {"RUNNING"}, shut
+    owners = _owners(db, run_id)
+    assert set(owners.values()) == {victim_job}, _count(owners)
     moved = {t for t, j in owners.items() if j == victim_job}
     # the trigger's kwargs are Fernet-encrypted in the DB; wait[i] waits on ids[i] (the mapping keeps the order)
     moved_index = {i for (i,) in db("SELECT ti.map_index FROM task_instance ti WHERE ti.dag_id = %s AND "
@@ -111,7 +154,7 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
 
     before = fake.ask("tasks")
     _show("before the kill", before)
-    pid = int(Path(celery_env["AIRFLOW_HOME"]).parent.joinpath("run", "triggerer-1.pid").read_text())
+    pid = int((run_dir / "triggerer-1.pid").read_text())
     beat = db("SELECT extract(epoch FROM latest_heartbeat) FROM job WHERE id = %s", victim_job)[0][0]
     t_kill = time.time()
     os.killpg(pid, signal.SIGKILL)
@@ -169,13 +212,14 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
           f"{ts(waits[-1]['end_date']) - t_finish:.1f}s after the fake tasks finished")
     requests = fake.ask("requests")
     submits = [r for r in requests if r[1] == "POST" and r[2].rstrip("/").endswith("/indexer/v1/task")]
+    shut = [r for r in requests if r[2].endswith("/shutdown")]
     tasks = fake.ask("tasks")
     _show("after", tasks)
-    print(f"[celery] fake Druid: {len(submits)} submits, {len(requests)} requests in all")
+    print(f"[celery] fake Druid: {len(submits)} submits, {len(shut)} shutdowns, {len(requests)} requests in all")
 
     assert final["state"] == "success" and len(waits) == WAITS
     assert {t["state"] for t in waits} == {"success"} and {s for _, s in tasks} == {"SUCCESS"}
     assert {s for _, s in before} == {"RUNNING"}
     # the waits submitted nothing: no duplicate Druid task, before or after the takeover
-    assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS
+    assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS and not shut
     # triggerer-1 stays dead: nothing follows in this session, and the next `start` brings it back

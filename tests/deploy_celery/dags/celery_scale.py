@@ -2,7 +2,8 @@
 
 ``celery_druid_daily``: example_druid_daily's ingestion into a datasource of its own (``events_web_celery``), so the
 Celery backfill never touches what the LocalExecutor suite reads. ``celery_failover_waits``: one deferrable
-``DruidTaskSensor`` per Druid task id in the run's conf, mapped, for the triggerer failover test.
+``DruidTaskSensor`` per Druid task id in the run's conf, mapped, for the triggerer failover test (with
+``shutdown_on_kill=True``, the sensor's default being False, so that a wrongly killed wait would shut its task down).
 """
 
 from __future__ import annotations
@@ -59,4 +60,5 @@ with DAG(
         poll_interval=2.0,
         max_poll_interval=5.0,
         max_active_tis_per_dagrun=64,
+        shutdown_on_kill=True,  # as the ingest operator's waits: the stall phase checks a moved wait's on_kill
     ).expand(druid_task_id=task_ids())
