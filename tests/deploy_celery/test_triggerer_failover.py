@@ -6,7 +6,8 @@ fake_proc.py): they stay RUNNING until the test lets them finish, so the waits o
 
 Before the kill, a stall: ``SIGSTOP`` triggerer-2 until its waits move to triggerer-1, then ``SIGCONT``. Airflow
 cancels the triggers the resumed one lost through its user-kill path, so their ``on_kill`` runs: the Druid tasks
-must not be shut down (they were, before ``DruidTaskTrigger.on_kill`` asked whether its task is still deferred).
+must not be shut down (they were, before ``DruidTaskTrigger.on_kill`` asked whether its task is still deferred),
+while a wait a user marks failed still shuts its task down.
 Then triggerer-1, holding all 50, is killed and triggerer-2 takes them back.
 
 The timelines (stall, kill, each re-assignment, the survivor's first poll of a moved wait, each completion) and
@@ -19,6 +20,7 @@ import signal
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -143,8 +145,19 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
           f"at Druid {len(shut)} (its on_kill ran for the {len(stalled)} triggers it lost)")
     _show("after the stall", after_stall)
     assert not shut and {st for _, st in after_stall} == {"RUNNING"}, shut
+
+    # a user's kill still shuts its Druid task down (on_kill reads the task's new state, failed, not deferred)
+    marked = max(i for (i,) in db("SELECT map_index FROM task_instance WHERE dag_id = %s AND run_id = %s AND "
+                                  "task_id = 'wait' AND state = 'deferred'", DAG_ID, run_id))
+    t_mark = time.time()
+    api.send("PATCH", f"/dags/{DAG_ID}/dagRuns/{quote(run_id, safe='')}/taskInstances/wait/{marked}",
+             {"new_state": "failed"})
+    hit = _wait(f"wait[{marked}] marked failed: its Druid task shut down", 60, lambda: [
+        r for r in fake.ask("requests") if r[2].endswith(f"/{ids[marked]}/shutdown")])
+    print(f"[celery] wait[{marked}] marked failed by the API: Druid task {ids[marked]} shut down "
+          f"{hit[0][0] - t_mark:.2f}s later")
     owners = _owners(db, run_id)
-    assert set(owners.values()) == {victim_job}, _count(owners)
+    assert set(owners.values()) == {victim_job} and len(owners) == WAITS - 1, _count(owners)
     moved = {t for t, j in owners.items() if j == victim_job}
     # the trigger's kwargs are Fernet-encrypted in the DB; wait[i] waits on ids[i] (the mapping keeps the order)
     moved_index = {i for (i,) in db("SELECT ti.map_index FROM task_instance ti WHERE ti.dag_id = %s AND "
@@ -205,11 +218,13 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     tis = api.get(f"/dags/{DAG_ID}/dagRuns/{run_id}/taskInstances", limit=100)["task_instances"]
     waits = sorted((t for t in tis if t["task_id"] == "wait"), key=lambda t: t["end_date"] or "")
     for t in waits:
-        tag = "moved from triggerer-1" if t["map_index"] in moved_index else "on triggerer-2 throughout"
+        tag = ("marked failed by the user" if t["map_index"] == marked else
+               "moved from triggerer-1" if t["map_index"] in moved_index else "on triggerer-2 throughout")
         print(f"[celery] t={ts(t['end_date']) - t_kill:.2f} wait[{t['map_index']}] {t['state']} ({tag}; "
               f"resumed on {t.get('hostname')}, try {t['try_number']})")
-    print(f"[celery] completions: first {ts(waits[0]['end_date']) - t_finish:.1f}s, last "
-          f"{ts(waits[-1]['end_date']) - t_finish:.1f}s after the fake tasks finished")
+    done_ok = [t for t in waits if t["map_index"] != marked]
+    print(f"[celery] completions: first {ts(done_ok[0]['end_date']) - t_finish:.1f}s, last "
+          f"{ts(done_ok[-1]['end_date']) - t_finish:.1f}s after the fake tasks finished")
     requests = fake.ask("requests")
     submits = [r for r in requests if r[1] == "POST" and r[2].rstrip("/").endswith("/indexer/v1/task")]
     shut = [r for r in requests if r[2].endswith("/shutdown")]
@@ -217,9 +232,12 @@ def test_triggerer_failover_every_wait_completes_on_the_survivor(fake, api, db, 
     _show("after", tasks)
     print(f"[celery] fake Druid: {len(submits)} submits, {len(shut)} shutdowns, {len(requests)} requests in all")
 
-    assert final["state"] == "success" and len(waits) == WAITS
-    assert {t["state"] for t in waits} == {"success"} and {s for _, s in tasks} == {"SUCCESS"}
-    assert {s for _, s in before} == {"RUNNING"}
+    assert final["state"] == "failed" and len(waits) == WAITS  # failed: the one wait the user marked
+    assert {t["map_index"]: t["state"] for t in waits} == {i: "failed" if i == marked else "success"
+                                                            for i in range(WAITS)}
+    assert dict(tasks) == {i: "FAILED" if i == ids[marked] else "SUCCESS" for i in ids}
+    assert dict(before) == {i: "FAILED" if i == ids[marked] else "RUNNING" for i in ids}
     # the waits submitted nothing: no duplicate Druid task, before or after the takeover
-    assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS and not shut
+    assert [t for t, _ in before] == [t for t, _ in tasks] == sorted(ids) and len(submits) == WAITS
+    assert [r[2] for r in shut] == [f"/druid/indexer/v1/task/{ids[marked]}/shutdown"], shut  # the user's one
     # triggerer-1 stays dead: nothing follows in this session, and the next `start` brings it back
