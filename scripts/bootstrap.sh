@@ -2,7 +2,7 @@
 # Create .venv and install the three distributions of this repository editable, in one pip command: the core
 # (packages/druid-ingest), the Dagster integration (packages/dagster-druid-ingest, for tests/dagster_druid_ingest)
 # and the provider with its dev extras, the postgres extra (dev/airflow's deployment) and the OpenLineage extra
-# (tests/airflow/test_openlineage.py). Idempotent: skips pip when no pyproject.toml has changed since the last
+# (tests/airflow/test_openlineage.py) and the Celery extra (dev/airflow's AIRFLOW_DEV_EXECUTOR=celery). Idempotent: skips pip when no pyproject.toml has changed since the last
 # successful install. Fails loudly when Python is missing or too old.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,10 +15,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(cat pyproject.toml packages/*/pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "bootstrap: installing druid-ingest, dagster-druid-ingest and airflow-provider-druid-ingest[dev,postgres,openlineage] into .venv (first run: minutes)"
+  echo "bootstrap: installing druid-ingest, dagster-druid-ingest and airflow-provider-druid-ingest[dev,postgres,openlineage,celery] into .venv (first run: minutes)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e packages/druid-ingest -e packages/dagster-druid-ingest \
-    -e ".[dev,postgres,openlineage]"
+    -e ".[dev,postgres,openlineage,celery]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -11,12 +11,16 @@
 #   DRUID_E2E=0 / DEPLOY_E2E=0           do not start Druid / the deployment (deselect their tests yourself)
 #   PACKAGE_SMOKE=0                      skip scripts/ci/package_smoke.sh (build + fresh-venv wheel smoke tests)
 #   OUTSIDE_CHECK=0                      skip the harness check from a clone under a 0700 folder (below)
+#   DEPLOY_CELERY_E2E=0                  skip the Celery suite (tests/deploy_celery, marker celery; default: run it
+#                                        after tests/deploy, once the LocalExecutor deployment is stopped)
 #   DRUID_HA_E2E=0                       skip the failover suite (tests/druid_ha, marker druid_ha; default: run it last, on its own cluster)
 #                                        cluster (DRUID_CLUSTER=ha dev/druid/druid.sh, Router :18888, ~2.5 GB RSS)
 #
 # The suite's Airflow deployment is its own: state in var/airflow-test, Postgres 25433, api-server 28081, log
 # servers 28793/28794 (AIRFLOW_DEV_* override). The deployment `scripts/demo.sh` leaves running (var/airflow,
 # 25432/28080/8793) is never used, stopped or changed; it is started with other settings (no test-only DAGs).
+# The Celery suite starts its own CeleryExecutor deployment (tests/deploy_celery/conftest.py): var/airflow-celery,
+# Postgres 25440, api-server 28090, log servers 28891..28894, Redis 26390 (DEPLOY_CELERY_* override).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -30,12 +34,16 @@ source "$root/scripts/lib/stages.sh"
 
 druid_started=0
 druid_ha_started=0
+celery_started=0
+celery_env=(AIRFLOW_DEV_EXECUTOR=celery AIRFLOW_DEV_VAR_DIR="${DEPLOY_CELERY_VAR_DIR:-$root/var/airflow-celery}"
+            AIRFLOW_DEV_PG_PORT="${DEPLOY_CELERY_PG_PORT:-25440}" AIRFLOW_DEV_REDIS_PORT="${DEPLOY_CELERY_REDIS_PORT:-26390}")
 airflow_started=0
 nginx_started=0
 outside_dir=""
 cleanup() {
   local rc=$?
   if [ "$airflow_started" = 1 ]; then stage "Airflow deployment stop" bash dev/airflow/airflow.sh stop || true; fi
+  if [ "$celery_started" = 1 ]; then stage "Celery deployment stop" env "${celery_env[@]}" bash dev/airflow/airflow.sh stop || true; fi
   if [ -n "$outside_dir" ]; then stage "0700 clone: stop, remove" bash scripts/ci/outside_checkout.sh stop "$outside_dir" || true; fi
   if [ "$nginx_started" = 1 ]; then stage "nginx stop" bash dev/nginx/nginx.sh stop || true; fi
   if [ "$druid_started" = 1 ]; then stage "Druid stop" bash dev/druid/druid.sh stop || true; fi
@@ -76,14 +84,17 @@ if [ "${DRUID_E2E:-1}" = 1 ]; then
   export DRUID_E2E_URL="$druid_url"
   stage "nginx start" start_nginx
 fi
-# What the deployment stages install from the system (PostgreSQL; chromium + selenium for
+# What the deployment stages install from the system (PostgreSQL, Redis; chromium + selenium for
 # tests/deploy/test_ui_browser.py), fetched while the main suite runs: apt and pip wait on the network, not the CPU
 prep_log="$root/var/test-prep.log"
 prep_pid=""
 start_prep() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
   mkdir -p "$root/var"
-  (bash dev/airflow/airflow.sh prepare && bash scripts/ci/browser.sh) >"$prep_log" 2>&1 &
+  # celery mode's prepare also installs Debian's redis-server (tests/deploy_celery)
+  (bash dev/airflow/airflow.sh prepare \
+    && { [ "${DEPLOY_CELERY_E2E:-1}" = 0 ] || AIRFLOW_DEV_EXECUTOR=celery bash dev/airflow/airflow.sh prepare; } \
+    && bash scripts/ci/browser.sh) >"$prep_log" 2>&1 &
   prep_pid=$!
 }
 wait_prep() {
@@ -92,7 +103,7 @@ wait_prep() {
   wait "$prep_pid" || rc=$?
   prep_pid=""
   cat "$prep_log"
-  [ "$rc" = 0 ] || { echo "test: installing PostgreSQL / chromium failed (above; log $prep_log)" >&2; return "$rc"; }
+  [ "$rc" = 0 ] || { echo "test: installing PostgreSQL / Redis / chromium failed (above; log $prep_log)" >&2; return "$rc"; }
 }
 start_deployment() {
   [ "${DEPLOY_E2E:-1}" = 1 ] || return 0
@@ -110,7 +121,7 @@ pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider)
 if [ $# -gt 0 ]; then
   wants_deploy=0
   for arg in "$@"; do
-    case "$arg" in --ignore*|--deselect*|*"not deploy"*) ;; *tests/deploy*|deploy) wants_deploy=1 ;; esac
+    case "$arg" in --ignore*|--deselect*|*"not deploy"*|*tests/deploy_celery*) ;; *tests/deploy*|deploy) wants_deploy=1 ;; esac
   done
   [ "$wants_deploy" = 0 ] || start_deployment
   stage "pytest $*" "${pytest[@]}" "$@"
@@ -119,11 +130,11 @@ fi
 start_prep
 # fake-Druid tests spread over 4 workers (they wait on sockets more than on the CPU); the real-Druid suite stays
 # serial, in file order, on one worker (tests/xdist_order.py)
-stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --ignore=tests/deploy --ignore=tests/druid_ha
+stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --ignore=tests/deploy --ignore=tests/deploy_celery --ignore=tests/druid_ha
 if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
   stage "package smoke" bash scripts/ci/package_smoke.sh
 fi
-[ -z "$prep_pid" ] || stage "wait for the PostgreSQL, chromium installs" wait_prep
+[ -z "$prep_pid" ] || stage "wait for the PostgreSQL, Redis, chromium installs" wait_prep
 if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
   # the harness from a clone under a 0700 folder (nginx's workers and Postgres drop privileges), whose
   # deployment, started as scripts/demo.sh starts it, stays up during the deployment suite: the suite must not
@@ -133,6 +144,19 @@ if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
 fi
 start_deployment
 stage "pytest: tests/deploy" "${pytest[@]}" -s tests/deploy
+if [ "${DEPLOY_CELERY_E2E:-1}" = 1 ]; then
+  # the 2 cores go to the Celery deployment (7 Airflow services + Redis): the LocalExecutor one and the 0700
+  # clone's demo deployment are done
+  if [ "$airflow_started" = 1 ]; then stage "Airflow deployment stop" bash dev/airflow/airflow.sh stop; airflow_started=0; fi
+  if [ -n "$outside_dir" ]; then stage "0700 clone: stop, remove" bash scripts/ci/outside_checkout.sh stop "$outside_dir"; outside_dir=""; fi
+  # the suite starts the deployment (its start time is printed) and stops it; the trap stops it whatever happens
+  celery_started=1
+  stage "pytest: tests/deploy_celery (Celery deployment)" "${pytest[@]}" -s tests/deploy_celery
+else
+  echo "test: ################################################################################" >&2
+  echo "test: DEPLOY_CELERY_E2E=0: SKIPPING tests/deploy_celery (Celery backfill, triggerer failover)" >&2
+  echo "test: ################################################################################" >&2
+fi
 if [ "${DRUID_HA_E2E:-1}" = 1 ]; then  # Overlord failover and the two-replica gate, on the ha cluster, last
   druid_ha_started=1
   stage "Druid ha start" env DRUID_CLUSTER=ha bash dev/druid/druid.sh start

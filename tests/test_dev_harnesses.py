@@ -132,3 +132,45 @@ def test_nginx_start_refuses_a_squid_binary_that_is_not_one(tmp_path: Path) -> N
     assert done.returncode == 1
     assert f"[nginx.sh] ERROR: SQUID={tmp_path / 'no-squid-here'} is not an executable file" in done.stderr
     assert not (tmp_path / "nginx" / "nginx.pid").exists()
+
+
+def _airflow_env(tmp_path: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(tmp_path), "AIRFLOW_DEV_VAR_DIR": str(tmp_path / "af"),
+           **extra}
+    # `env` makes the secrets once (needs .venv's cryptography), then answers without any service
+    return subprocess.run(["bash", str(HARNESSES["airflow"]), "env"], capture_output=True, text=True, timeout=60,
+                          env=env)
+
+
+def test_airflow_executor_knob_defaults_to_local_and_picks_celery(tmp_path: Path) -> None:
+    local = _airflow_env(tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert "AIRFLOW__CORE__EXECUTOR=LocalExecutor" in local.stdout and "CELERY" not in local.stdout
+    celery = _airflow_env(tmp_path, AIRFLOW_DEV_EXECUTOR="celery", AIRFLOW_DEV_REDIS_PORT="26999")
+    assert celery.returncode == 0, celery.stderr
+    assert "AIRFLOW__CORE__EXECUTOR=CeleryExecutor" in celery.stdout
+    assert "AIRFLOW__CELERY__BROKER_URL='redis://127.0.0.1:26999/0'" in celery.stdout
+    assert re.search(r"AIRFLOW__CELERY__RESULT_BACKEND='db\+postgresql\+psycopg2://airflow:[0-9a-f]+@127\.0\.0\.1:25432/airflow'",
+                     celery.stdout)
+
+
+def test_airflow_celery_parallelism_covers_both_workers(tmp_path: Path) -> None:
+    # [core] parallelism caps running tasks over all workers: below 2 x concurrency, one worker's slots sit idle
+    celery = _airflow_env(tmp_path, AIRFLOW_DEV_EXECUTOR="celery", AIRFLOW_DEV_WORKER_CONCURRENCY="3")
+    assert celery.returncode == 0, celery.stderr
+    assert "AIRFLOW__CELERY__WORKER_CONCURRENCY=3" in celery.stdout
+    assert "AIRFLOW__CORE__PARALLELISM=6" in celery.stdout
+    local = _airflow_env(tmp_path, AIRFLOW_DEV_WORKER_CONCURRENCY="3")
+    assert "AIRFLOW__CORE__PARALLELISM=4" in local.stdout
+
+
+def test_airflow_executor_knob_refuses_an_unknown_executor(tmp_path: Path) -> None:
+    bad = _airflow_env(tmp_path, AIRFLOW_DEV_EXECUTOR="kubernetes")
+    assert bad.returncode == 2
+    assert "AIRFLOW_DEV_EXECUTOR=kubernetes" in bad.stderr and "local" in bad.stderr and "celery" in bad.stderr
+
+
+def test_airflow_celery_mode_documents_its_services_and_ports() -> None:
+    text = HARNESSES["airflow"].read_text()
+    for word in ("AIRFLOW_DEV_EXECUTOR", "AIRFLOW_DEV_REDIS_PORT", "worker-N", "triggerer-N", "redis"):
+        assert word in text.split("set -euo pipefail")[0], word

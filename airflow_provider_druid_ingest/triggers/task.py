@@ -68,10 +68,38 @@ class DruidTaskTrigger(DruidWaitTrigger):
         return ProgressLines(self.log.info, self.druid_task_id) if self.log_progress else (lambda item: None)
 
     async def on_kill(self) -> None:
-        """A user killed the deferred task: shut the Druid task down (``cleanup`` never does)."""
+        """A user killed the deferred task: shut the Druid task down (``cleanup`` never does).
+
+        Airflow (3.3's ``TriggerRunnerSupervisor.update_triggers``) also cancels, through this same path, a trigger
+        that was re-assigned to another triggerer: one that stalled past ``triggerer_health_check_threshold`` and
+        came back. Its task is then still deferred and the new triggerer watches the Druid task, so it must live:
+        on_kill asks Airflow for the task's state and shuts down only when it is no longer ``deferred``."""
         if not self.shutdown_on_kill:
             self.log.info("Not shutting down Druid task %s (shutdown_on_kill=False)", self.druid_task_id)
+            return
+        if await self._still_deferred():
+            self.log.info("Not shutting down Druid task %s: its Airflow task is still deferred, so this trigger "
+                          "was moved to another triggerer (which watches the task now), not killed by a user",
+                          self.druid_task_id)
             return
         async with self._client() as client:
             await asyncio.wait_for(client.shutdown(self.druid_task_id), ON_KILL_TIMEOUT)
         self.log.info("Asked Druid to shut down task %s", self.druid_task_id)
+
+    async def _still_deferred(self) -> bool:
+        """Whether the task instance this trigger serves is still ``deferred`` (asked through the triggerer's
+        supervisor, in a thread: the SDK call is synchronous). Unknown counts as no: a kill stays a kill."""
+        ti = getattr(self, "task_instance", None)
+        if ti is None:
+            return False
+        try:
+            from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+
+            states = await asyncio.to_thread(RuntimeTaskInstance.get_task_states, dag_id=ti.dag_id,
+                                             task_ids=[ti.task_id], run_ids=[ti.run_id], map_index=ti.map_index)
+        except Exception as exc:  # no supervisor to ask, an older Airflow: behave as before
+            self.log.warning("Could not read the state of %s/%s/%s (%s): taking the cancel for a user's kill",
+                             ti.dag_id, ti.run_id, ti.task_id, exc)
+            return False
+        key = ti.task_id if ti.map_index is None or ti.map_index < 0 else f"{ti.task_id}_{ti.map_index}"
+        return bool((states or {}).get(ti.run_id, {}).get(key) == "deferred")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A real single-machine Airflow 3 deployment for this repo: PostgreSQL + LocalExecutor, with the four
 # long-running services a user runs (api-server, scheduler, dag-processor, triggerer), all on 127.0.0.1.
+# AIRFLOW_DEV_EXECUTOR=celery runs the CeleryExecutor instead: Redis as the broker, the Postgres result backend,
+# two Celery workers (worker-1, worker-2) and two triggerers (triggerer-1, triggerer-2) beside the others.
 #
 #   bash dev/airflow/airflow.sh start            Postgres (initdb once), db migrate, connection/variable/pool,
 #                                                sample events, the four services; waits until all are healthy
@@ -11,7 +13,8 @@
 #                                                then check that no process of this deployment is left; idempotent
 #   bash dev/airflow/airflow.sh status           one line per service: pid, port, state, RSS (whole group)
 #   bash dev/airflow/airflow.sh logs [service]   tail -F a service log (postgres|api-server|scheduler|
-#                                                dag-processor|triggerer); no argument: all
+#                                                dag-processor|triggerer; celery: redis|worker-N|triggerer-N);
+#                                                no argument: all
 #   bash dev/airflow/airflow.sh url              UI address and login
 #   bash dev/airflow/airflow.sh clean            stop, then remove the var dir and the Postgres data wherever it lives
 #                                                (also outside the checkout): the next start begins from nothing
@@ -30,6 +33,13 @@
 #   DRUID_URL             Druid Router for druid_cluster_default (default: `dev/druid/druid.sh url`)
 #   AIRFLOW_DEV_POOL_INGESTIONS  concurrent ingestions the druid_ingest pool admits (default 2)
 #   AIRFLOW_DEV_START_TIMEOUT    seconds `start` waits for health (default 240)
+#   AIRFLOW_DEV_EXECUTOR  local (default: LocalExecutor, as always) or celery (CeleryExecutor, needs
+#                         apache-airflow-providers-celery in .venv: scripts/bootstrap.sh installs it; start installs
+#                         Debian's redis-server by apt-get when missing, and runs it as a plain process, no service)
+#   AIRFLOW_DEV_REDIS_PORT       celery: the broker's port on 127.0.0.1 (default 26379; data under the var dir)
+#   AIRFLOW_DEV_WORKER_CONCURRENCY  celery: task slots of each of the two workers (default 2)
+#                         celery log servers: triggerer-N on LOG_PORT + N, worker-N on LOG_PORT + 2 + N (the
+#                         scheduler serves none). Each triggerer/worker runs under its own hostname (= its name)
 #   AIRFLOW_DEV_EXTRA_DAGS       a second DAG folder, parsed as its own bundle "extra-dags" beside dags/ (the
 #                                deployment suite passes tests/deploy/dags: test-only DAGs stay out of dags/).
 #                                Read on a fresh start and kept until `stop` (a service restart keeps it)
@@ -51,7 +61,13 @@ SECRETS="$VAR_DIR/secrets.env"
 EVENTS_DIR="$VAR_DIR/events"
 FIRST_DAY="2026-11-01"   # start_date of the example DAGs
 # stop order: nothing new is scheduled or parsed first, the API (tasks talk to it) last
-SERVICES=(scheduler triggerer dag-processor api-server)
+EXECUTOR="${AIRFLOW_DEV_EXECUTOR:-local}"
+REDIS_PORT="${AIRFLOW_DEV_REDIS_PORT:-26379}"
+case "$EXECUTOR" in
+  local) SERVICES=(scheduler triggerer dag-processor api-server) ;;
+  celery) SERVICES=(scheduler triggerer-1 triggerer-2 worker-1 worker-2 dag-processor api-server) ;;
+  *) printf '[airflow.sh] ERROR: AIRFLOW_DEV_EXECUTOR=%s: valid are local (LocalExecutor, the default) and celery\n' "$EXECUTOR" >&2; exit 2 ;;
+esac
 
 DEV_NAME=airflow.sh
 # shellcheck source=../lib.sh
@@ -101,8 +117,8 @@ airflow_env() {
 export AIRFLOW_HOME='$VAR_DIR/home'
 export AIRFLOW__CORE__DAGS_FOLDER='$ROOT/dags'
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
-export AIRFLOW__CORE__EXECUTOR=LocalExecutor
-export AIRFLOW__CORE__PARALLELISM=4
+export AIRFLOW__CORE__EXECUTOR=$([[ "$EXECUTOR" == celery ]] && echo CeleryExecutor || echo LocalExecutor)
+export AIRFLOW__CORE__PARALLELISM=$([[ "$EXECUTOR" == celery ]] && echo $((2 * ${AIRFLOW_DEV_WORKER_CONCURRENCY:-2})) || echo 4)
 export AIRFLOW__CORE__FERNET_KEY='$FERNET_KEY'
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL='$API_URL/execution/'
 export AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS='admin:admin'
@@ -127,7 +143,16 @@ export AIRFLOW_DEV_API_URL='$API_URL'
 export AIRFLOW_DEV_EVENTS_DIR='$EVENTS_DIR'
 export AIRFLOW_DEV_ADMIN_USER=admin
 export AIRFLOW_DEV_ADMIN_PASSWORD='$ADMIN_PASSWORD'
+export AIRFLOW_DEV_EXECUTOR=$EXECUTOR
 EOF
+  if [[ "$EXECUTOR" == celery ]]; then
+    cat <<EOF
+export AIRFLOW__CELERY__BROKER_URL='redis://127.0.0.1:$REDIS_PORT/0'
+export AIRFLOW__CELERY__RESULT_BACKEND='db+postgresql+psycopg2://$db'
+export AIRFLOW__CELERY__WORKER_CONCURRENCY=${AIRFLOW_DEV_WORKER_CONCURRENCY:-2}
+export AIRFLOW_DEV_REDIS_PORT=$REDIS_PORT
+EOF
+  fi
 }
 
 use_airflow_env() { eval "$(airflow_env)"; }
@@ -138,6 +163,74 @@ require_venv() {
     || die "psycopg2/asyncpg missing in .venv (Airflow 3 on Postgres needs both): run 'bash scripts/bootstrap.sh'"
   "$PY" -c 'import airflow_provider_druid_ingest as a, druid_ingest as d, pathlib, sys; sys.exit(0 if all(str(pathlib.Path(m.__file__).resolve()).startswith(sys.argv[1]) for m in (a, d)) else 1)' "$ROOT/" \
     || die ".venv imports airflow_provider_druid_ingest or druid_ingest from outside $ROOT: run 'bash scripts/bootstrap.sh' in this checkout"
+  if [[ "$EXECUTOR" == celery ]]; then
+    "$PY" -c 'import airflow.providers.celery, redis' 2>/dev/null \
+      || die "AIRFLOW_DEV_EXECUTOR=celery needs apache-airflow-providers-celery and redis in .venv: run 'bash scripts/bootstrap.sh'"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Redis, the Celery broker (celery mode): Debian's redis-server as a plain process of this deployment, on its
+# own port, its data under the var dir, no persistence (a lost queue is re-sent by the scheduler's adoption)
+# ---------------------------------------------------------------------------------------------------------
+redis_bin() { command -v redis-server 2>/dev/null || { [[ -x /usr/bin/redis-server ]] && echo /usr/bin/redis-server; }; }
+
+install_redis() {
+  [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null \
+    || die "redis-server not found. Install it (Debian: apt-get install redis-server) or put it on PATH"
+  log "redis-server not found: installing Debian's redis-server (apt-get; its system service is not used)"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || die "apt-get update failed (see above); install redis-server by hand"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null \
+    || die "apt-get install redis-server failed (see above)"
+}
+
+# pid of this deployment's redis-server (redis retitles itself "redis-server 127.0.0.1:PORT")
+redis_pid() {
+  local pid
+  pid="$(cat "$(pid_file redis)" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline")" == *redis-server*":$REDIS_PORT"* ]] || return 1
+  echo "$pid"
+}
+
+redis_start() {
+  local bin pid
+  if pid="$(redis_pid)"; then log "redis already running (pid $pid, port $REDIS_PORT)"; return 0; fi
+  bin="$(redis_bin)" || { install_redis; bin="$(redis_bin)" || die "redis-server installed but not found"; }
+  port_open "$REDIS_PORT" && die "port $REDIS_PORT is in use by another process (set AIRFLOW_DEV_REDIS_PORT)"
+  mkdir -p "$VAR_DIR/redis"
+  (cd "$VAR_DIR" && exec env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" setsid "$bin" --bind 127.0.0.1 --port "$REDIS_PORT" \
+    --dir "$VAR_DIR/redis" --save '' --appendonly no --daemonize no --protected-mode yes \
+    >>"$(log_file redis)" 2>&1 </dev/null) &
+  echo $! >"$(pid_file redis)"
+  disown  # not a job of this shell: seed_metadata waits for its own background jobs
+  local i
+  for i in $(seq 40); do port_open "$REDIS_PORT" && break; sleep 0.25; done
+  port_open "$REDIS_PORT" || { tail -20 "$(log_file redis)" >&2; die "redis-server did not open port $REDIS_PORT (log: $(log_file redis))"; }
+  log "started redis on 127.0.0.1:$REDIS_PORT (pid $(cat "$(pid_file redis)"), $("$bin" --version | cut -d' ' -f3))"
+}
+
+redis_stop() {
+  local pid i
+  pid="$(redis_pid)" || { rm -f "$(pid_file redis)"; return 0; }
+  log "stopping redis (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 40); do [[ -e "/proc/$pid" ]] || break; sleep 0.25; done
+  [[ -e "/proc/$pid" ]] && kill -KILL "$pid" 2>/dev/null
+  rm -f "$(pid_file redis)"
+}
+
+# a Celery worker has connected to the broker: celery logs "<name>@<host> ready." once per start
+worker_ready() {
+  awk '/^=== .* starting /{ok=0} /@[^ ]* ready\./{ok=1} END{exit !ok}' "$(log_file "$1")" 2>/dev/null
+}
+
+# "beat Ns ago" of a triggerer's newest running TriggererJob (its hostname is its name), from the metadata DB
+triggerer_beat() {
+  local age
+  age="$(PGPASSWORD="$PG_PASSWORD" "${PG_BIN:-/usr/bin}/psql" -h 127.0.0.1 -p "$PG_PORT" -U airflow -d airflow -qtAX -c \
+    "SELECT id || ' beat ' || round(extract(epoch FROM now() - latest_heartbeat)) || 's ago' FROM job WHERE job_type = 'TriggererJob' AND hostname = '$1' AND state = 'running' ORDER BY id DESC LIMIT 1" 2>/dev/null)"
+  echo "${age:+job }${age:-no running TriggererJob}"
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -271,8 +364,34 @@ service_pid() {
   [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
   [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$VAR_DIR" ]] || return 1
   cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-  [[ "$cmd" == *"$AIRFLOW_BIN $1"* || "$cmd" == "airflow ${1//-/_} "* ]] || return 1
+  # Celery retitles its worker "[celeryd: worker-1@host:MainProcess] ..."
+  [[ "$cmd" == *"$AIRFLOW_BIN $(service_argv "$1")"* || "$cmd" == "airflow ${1//-/_} "* \
+    || "$cmd" == *"celeryd: $1@"* ]] || return 1
   echo "$pid"
+}
+
+# The `airflow` arguments of a service: triggerer-N is `triggerer`, worker-N a Celery worker of its own name
+service_argv() {
+  case "$1" in
+    triggerer-*) echo triggerer ;;
+    worker-*) echo "celery worker --celery-hostname $1@127.0.0.1 --pid $VAR_DIR/run/$1.celery.pid" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# Environment of one service beyond airflow_env: in celery mode each triggerer/worker has its own hostname
+# (dev/airflow/dev_hostname.py answers [core] hostname_callable from AIRFLOW_DEV_HOSTNAME) and log-server port
+service_env() {
+  local port
+  case "$1" in triggerer-* | worker-*) ;; *) return 0 ;; esac
+  port="$(log_server_port "$1")"
+  echo "AIRFLOW_DEV_HOSTNAME=$1"
+  echo "AIRFLOW__CORE__HOSTNAME_CALLABLE=dev_hostname.hostname"
+  echo "PYTHONPATH=$HERE${PYTHONPATH:+:$PYTHONPATH}"
+  case "$1" in
+    triggerer-*) echo "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$port" ;;
+    worker-*) echo "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$port" ;;
+  esac
 }
 
 # "RSS PSS" in MB of some processes (PSS splits the pages forked workers share, so it adds up honestly)
@@ -286,9 +405,17 @@ mem_mb() {
 }
 group_mem_mb() { mem_mb $(pgrep -g "$1" || true); }
 
-# The log server a service runs as its child (serve-logs): scheduler LOG_PORT, triggerer LOG_PORT + 1.
+# The log server a service runs as its child (serve-logs): scheduler LOG_PORT, triggerer LOG_PORT + 1. In
+# celery mode the scheduler serves none (CeleryExecutor.serve_logs is False): triggerer-N LOG_PORT + N,
+# worker-N LOG_PORT + 2 + N.
 log_server_port() {
-  case "$1" in scheduler) echo "$LOG_PORT" ;; triggerer) echo $((LOG_PORT + 1)) ;; *) return 1 ;; esac
+  case "$EXECUTOR:$1" in
+    local:scheduler) echo "$LOG_PORT" ;;
+    local:triggerer) echo $((LOG_PORT + 1)) ;;
+    celery:triggerer-[0-9]*) echo $((LOG_PORT + ${1#triggerer-})) ;;
+    celery:worker-[0-9]*) echo $((LOG_PORT + 2 + ${1#worker-})) ;;
+    *) return 1 ;;
+  esac
 }
 
 # pid listening on 127.0.0.1/0.0.0.0 port $1 (psutil: Airflow depends on it), nothing when none
@@ -342,7 +469,10 @@ start_service() {
   lf="$(log_file "$svc")"
   echo "=== $(date -u +%FT%TZ) starting $svc" >>"$lf"
   # the marker AIRFLOW_DEV_DEPLOYMENT is inherited by every child: stop finds stragglers by it
-  (cd "$VAR_DIR" && AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" exec setsid "$AIRFLOW_BIN" "$svc" >>"$lf" 2>&1 </dev/null) &
+  local -a argv extra
+  read -r -a argv <<<"$(service_argv "$svc")"
+  mapfile -t extra < <(service_env "$svc")
+  (cd "$VAR_DIR" && exec env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" "${extra[@]}" setsid "$AIRFLOW_BIN" "${argv[@]}" >>"$lf" 2>&1 </dev/null) &
   echo $! >"$(pid_file "$svc")"
   log "started $svc (pid $!, log $lf)"
 }
@@ -390,6 +520,10 @@ wait_ready() {
       service_pid "$svc" >/dev/null || { tail -n 40 "$(log_file "$svc")" >&2; die "$svc exited during startup (log: $(log_file "$svc"))"; }
     done
     bad="$(unhealthy_components "$since")"
+    for svc in "${SERVICES[@]}"; do
+      [[ "$svc" == worker-* ]] && ! worker_ready "$svc" && bad="$bad $svc"
+    done
+    bad="${bad# }"
     if [[ -z "$bad" ]]; then
       dags_parsed && return 0
       bad="example DAGs not parsed yet (GET /api/v2/dags/example_druid_daily; see $(log_file dag-processor))"
@@ -461,6 +595,7 @@ cmd_start() {
   load_secrets
   use_airflow_env
   pg_start
+  [[ "$EXECUTOR" == celery ]] && redis_start
   local need=0 since=0
   for svc in "${SERVICES[@]}"; do service_pid "$svc" >/dev/null || need=1; done
   if ((need)); then
@@ -528,8 +663,11 @@ stop_groups() {
 cmd_stop() {
   local t0=$SECONDS left
   mkdir -p "$VAR_DIR/run"
-  stop_groups 30 scheduler triggerer dag-processor
+  # celery's warm shutdown lets running tasks finish (up to 30 s) after nothing new is scheduled
+  stop_groups 30 scheduler triggerer triggerer-1 triggerer-2 dag-processor
+  stop_groups 30 worker-1 worker-2
   stop_groups 30 api-server
+  redis_stop
   left="$(marked_pids | tr '\n' ' ')"
   if [[ -n "${left// /}" ]]; then
     log "processes of this deployment outside the service groups: $left: TERM, then KILL"
@@ -559,6 +697,15 @@ cmd_status() {
   else
     printf '%-14s %-12s port %-5s stopped\n' postgres - "$PG_PORT"; rc=1
   fi
+  if [[ "$EXECUTOR" == celery ]]; then
+    if pid="$(redis_pid)"; then
+      read -r -a mem <<<"$(group_mem_mb "$pid")"
+      tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+      printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB\n' redis "$pid" "$REDIS_PORT" running "${mem[0]}" "${mem[1]}"
+    else
+      printf '%-14s %-12s port %-5s stopped\n' redis - "$REDIS_PORT"; rc=1
+    fi
+  fi
   local bad
   bad=" $(unhealthy_components) "
   for svc in "${SERVICES[@]}"; do
@@ -566,6 +713,7 @@ cmd_status() {
     if pid="$(service_pid "$svc")"; then
       local state=healthy key="${svc//-/_}"
       [[ "$svc" == api-server ]] && key=api-server
+      [[ "$svc" == triggerer-* ]] && key=triggerer
       [[ "$bad" == *" $key "* ]] && { state=unhealthy; rc=1; }
       local lport owner note=""
       if lport="$(log_server_port "$svc")"; then
@@ -578,6 +726,8 @@ cmd_status() {
       fi
       read -r -a mem <<<"$(group_mem_mb "$pid")"
       tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
+      [[ "$svc" == triggerer-* ]] && note="$note  $(triggerer_beat "$svc")"
+      [[ "$svc" == worker-* ]] && ! worker_ready "$svc" && { state=starting; rc=1; }
       printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB  (%s processes)%s\n' "$svc" "$pid" "$port" "$state" "${mem[0]}" "${mem[1]}" "$(pgrep -g "$pid" | wc -l)" "$note"
     else
       printf '%-14s %-12s port %-5s stopped\n' "$svc" - "$port"; rc=1
@@ -605,7 +755,9 @@ main() {
   shift || true
   case "$cmd" in
     start) cmd_start ;;
-    prepare) pg_bin_dir >/dev/null || install_postgres; pg_bin_dir >/dev/null || die "pg_ctl not found after installing postgresql" ;;
+    prepare)
+      pg_bin_dir >/dev/null || install_postgres; pg_bin_dir >/dev/null || die "pg_ctl not found after installing postgresql"
+      if [[ "$EXECUTOR" == celery ]]; then redis_bin >/dev/null || install_redis; fi ;;
     stop) cmd_stop ;;
     clean) resolve_pg_dir; if [[ -d "$VAR_DIR" ]]; then cmd_stop; fi; dev_remove_state "$VAR_DIR" "$PG_DIR" ;;
     status) cmd_status ;;

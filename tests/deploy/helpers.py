@@ -30,26 +30,28 @@ def ts(text: str | None) -> float:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def id_prefix(day: str) -> str:
+def id_prefix(day: str, datasource: str = DATASOURCE) -> str:
     """Druid task ids of the example spec start with the day's span: ingest_events_web_20261110-20261111_."""
     start = dt.date.fromisoformat(day)
     end = start + dt.timedelta(days=1)
-    return f"ingest_{DATASOURCE}_{start:%Y%m%d}-{end:%Y%m%d}_"
+    return f"ingest_{datasource}_{start:%Y%m%d}-{end:%Y%m%d}_"
 
 
-def supervisors(druid_url: str, state: str | None = None) -> list[dict[str, Any]]:
+def supervisors(druid_url: str, state: str | None = None, datasource: str = DATASOURCE) -> list[dict[str, Any]]:
     """index_parallel supervisor tasks of the datasource (never their partial_* / single_phase_sub_task workers)."""
-    params = {"datasource": DATASOURCE}
+    params = {"datasource": datasource}
     if state:
         params["state"] = state
     tasks = requests.get(f"{druid_url}/druid/indexer/v1/tasks", params=params, timeout=30).json()
     return [t for t in tasks if t.get("type") == "index_parallel"]
 
 
-def day_tasks(druid_url: str, day_list: list[str], since: float = 0.0) -> list[dict[str, Any]]:
+def day_tasks(druid_url: str, day_list: list[str], since: float = 0.0,
+              datasource: str = DATASOURCE) -> list[dict[str, Any]]:
     """Supervisors of these days created at/after ``since`` (epoch s), any state."""
-    prefixes = tuple(id_prefix(d) for d in day_list)
-    return [t for t in supervisors(druid_url) if t["id"].startswith(prefixes) and ts(t["createdTime"]) >= since]
+    prefixes = tuple(id_prefix(d, datasource) for d in day_list)
+    return [t for t in supervisors(druid_url, datasource=datasource)
+            if t["id"].startswith(prefixes) and ts(t["createdTime"]) >= since]
 
 
 def show_tasks(label: str, tasks: list[dict[str, Any]]) -> None:
@@ -148,11 +150,12 @@ class ConcurrencyProbe(BackgroundProbe):
     polls: int = 0
     seen: set[str] = field(default_factory=set)
     _stop: threading.Event = field(default_factory=threading.Event)
+    datasource: str = DATASOURCE
 
     def _poll(self) -> None:
-        prefixes = tuple(id_prefix(d) for d in self.day_list)
-        by_state = {s: [t["id"] for t in supervisors(self.druid_url, s) if t["id"].startswith(prefixes)]
-                    for s in IN_FLIGHT}
+        prefixes = tuple(id_prefix(d, self.datasource) for d in self.day_list)
+        by_state = {s: [t["id"] for t in supervisors(self.druid_url, s, self.datasource)
+                        if t["id"].startswith(prefixes)] for s in IN_FLIGHT}
         self.max_running = max(self.max_running, len(by_state["running"]))
         self.max_in_flight = max(self.max_in_flight, len({i for ids in by_state.values() for i in ids}))
         self.seen.update(i for ids in by_state.values() for i in ids)
@@ -160,9 +163,9 @@ class ConcurrencyProbe(BackgroundProbe):
 
 
 
-def day_counts(druid, day: str) -> dict[str, Any]:
+def day_counts(druid, day: str, datasource: str = DATASOURCE) -> dict[str, Any]:
     """The generator's three numbers for one day, read back through Druid SQL."""
     t = {"type": "TIMESTAMP", "value": f"{day} 00:00:00"}
     rows = druid.sql('SELECT COUNT(*) AS "rollup_rows", SUM("rows") AS "rows", SUM("bytes") AS "sum_resp_bytes" '
-                     f"FROM \"{DATASOURCE}\" WHERE __time >= ? AND __time < ? + INTERVAL '1' DAY", [t, t])
+                     f"FROM \"{datasource}\" WHERE __time >= ? AND __time < ? + INTERVAL '1' DAY", [t, t])
     return rows[0] if rows else {}

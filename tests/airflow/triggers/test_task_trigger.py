@@ -109,3 +109,56 @@ async def test_on_kill_shuts_down_once_and_honours_flag(druid_conn):
     assert len(shutdowns(druid_conn)) == 1
     event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
     assert event["status"] == "failed"
+
+
+def _deferred_ti(trigger: DruidTaskTrigger, map_index: int = -1) -> None:
+    """What the triggerer sets on a trigger it runs: the deferred task instance it belongs to."""
+    from types import SimpleNamespace
+
+    trigger.task_instance = SimpleNamespace(dag_id="d", task_id="ingest", run_id="r1", map_index=map_index)
+
+
+@pytest.mark.parametrize(("states", "map_index", "shut"), [
+    ({"r1": {"ingest": "deferred"}}, -1, 0),  # still deferred: the trigger moved to another triggerer
+    ({"r1": {"ingest_3": "deferred"}}, 3, 0),  # the same for a mapped task (Airflow keys it task_id_mapindex)
+    ({"r1": {"ingest": "failed"}}, -1, 1),  # a user marked it failed: shut the Druid task down
+    ({"r1": {"ingest": None}}, -1, 1),  # cleared
+    ({}, -1, 1),  # the task instance is gone
+])
+async def test_on_kill_of_a_moved_trigger_keeps_the_druid_task(druid_conn, monkeypatch, states, map_index, shut):
+    """Airflow 3.3 cancels a trigger that was re-assigned to another triggerer (the old one stalled past
+    triggerer_health_check_threshold and came back) through the same path as a user's kill, so on_kill runs; the
+    Druid task must survive that, since the task is still deferred and the new triggerer watches it."""
+    from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+
+    asked: list[dict] = []
+
+    def get_task_states(**kw):
+        asked.append(kw)
+        return states
+
+    monkeypatch.setattr(RuntimeTaskInstance, "get_task_states", staticmethod(get_task_states))
+    druid_conn.plan_next_task(TaskPlan(duration=5.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    trigger = DruidTaskTrigger(druid_task_id=druid_task_id)
+    _deferred_ti(trigger, map_index)
+    await trigger.on_kill()
+    assert len(shutdowns(druid_conn)) == shut
+    assert asked == [{"dag_id": "d", "task_ids": ["ingest"], "run_ids": ["r1"], "map_index": map_index}]
+
+
+async def test_on_kill_shuts_down_when_the_task_state_cannot_be_read(druid_conn, monkeypatch):
+    """No answer about the task (no supervisor, an older Airflow): a kill is taken for the user's kill it was
+    documented as."""
+    from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+
+    def broken(**kw):
+        raise RuntimeError("no supervisor")
+
+    monkeypatch.setattr(RuntimeTaskInstance, "get_task_states", staticmethod(broken))
+    druid_conn.plan_next_task(TaskPlan(duration=5.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    trigger = DruidTaskTrigger(druid_task_id=druid_task_id)
+    _deferred_ti(trigger)
+    await trigger.on_kill()
+    assert len(shutdowns(druid_conn)) == 1
