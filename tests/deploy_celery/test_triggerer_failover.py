@@ -5,11 +5,12 @@ second Druid task. The Druid tasks live in the fake Druid run as a separate proc
 fake_proc.py): they stay RUNNING until the test lets them finish, so the waits outlast the takeover for sure.
 
 Before the kill, a stall: ``SIGSTOP`` the triggerer holding more waits until the other has taken some of them,
-then ``SIGCONT`` (repeated, at most 3 rounds, while one triggerer holds them all). Airflow cancels the triggers the resumed one lost through its user-kill path, so their
-``on_kill`` runs: the Druid tasks must not be shut down (they were, before ``DruidTaskTrigger.on_kill`` asked
-whether its task is still deferred), while a wait a user marks failed still shuts its task down. The stall also
-makes the spread: which triggerer claims a new trigger is a race of their loops, and once gave 50/0.
-Then, with waits on both, the triggerer holding more is killed and the other takes its waits over.
+then ``SIGCONT`` (repeated, at most 3 rounds, while one triggerer holds them all). Airflow cancels the triggers
+the resumed one lost through its user-kill path, so their ``on_kill`` runs: the Druid tasks must not be shut
+down (they were, before ``DruidTaskTrigger.on_kill`` asked whether its task is still deferred), while a wait a
+user marks failed still shuts its task down. The stall also makes the spread: which triggerer claims a new
+trigger is a race of their loops, and once gave 50/0. Then, with waits on both, the triggerer holding more is
+killed and the other takes its waits over.
 
 The timelines (stall, kill, each re-assignment, the survivor's first poll of a moved wait, each completion) and
 the Druid task lists before and after are printed."""
