@@ -24,19 +24,8 @@ MINUTES, SAMPLES = float(sys.argv[1]), int(sys.argv[2])
 HERE = Path(__file__).resolve().parent
 
 
-class SimClock:
-    def __init__(self) -> None:
-        self.t = 1_790_000_000.0
-
-    def now(self) -> float:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.t += seconds
-
-
 def main() -> None:
-    from druid_ingest.testing import FakeDruid, TaskPlan
+    from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
 
     clock = SimClock()
     rng = random.Random(11)

@@ -48,7 +48,7 @@ from typing import Any
 import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy, build_plan
 from druid_ingest.ops._history import CACHE, HANDOFF_LATENCIES, DurationHistory, HistoryCache, WaitMemory, percentile
-from druid_ingest.testing import FakeDruid, TaskPlan
+from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -60,19 +60,6 @@ FIXED = 7  # every ingestion's unavoidable non-status requests: id probe, input 
 SPREAD = 0.02  # task durations vary uniformly by +-2 %
 HANDOFF_DELAY = 8.0
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.5, max_delay=2, deadline=60, jitter=False)
-
-
-class SimClock:
-    """The shared simulated clock (epoch seconds): the fake reads it, the client's sleeps advance it."""
-
-    def __init__(self) -> None:
-        self.t = 1_790_000_000.0
-
-    def now(self) -> float:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.t += max(0.0, seconds)
 
 
 class Recorder(requests.Session):

@@ -8,25 +8,23 @@ Without a healthy deployment every test here FAILS (never skips): start it with
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "dev" / "airflow"))
+from tests.deploy.shared_fixtures import HARNESS, Suite, airflow, airflow_api, api, druid, druid_url, expected, key
 
-from airflow_rest import AirflowAPI  # noqa: E402
-from druid_ingest import ClusterConfig, DruidClient  # noqa: E402
+# pytest looks fixtures up by name in this module: the shared ones (tests/deploy/shared_fixtures.py) are re-exported
+# here, for this suite's `suite`; HARNESS for the tests that import it from here
+__all__ = ["HARNESS", "airflow", "api", "druid", "druid_url", "expected", "key"]
 
-AIRFLOW = str(Path(sys.executable).with_name("airflow"))
-HARNESS = ROOT / "dev" / "airflow" / "airflow.sh"
+if TYPE_CHECKING:
+    from airflow_rest import AirflowAPI
+    from druid_ingest import DruidClient
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -43,7 +41,7 @@ def deploy_env() -> dict[str, str]:
     out = subprocess.run(["bash", "-c", f'eval "$(bash {HARNESS} env)" && env -0'], capture_output=True, check=True)
     env = dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
     try:
-        health = AirflowAPI(env["AIRFLOW_DEV_API_URL"], password=env["AIRFLOW_DEV_ADMIN_PASSWORD"]).health()
+        health = airflow_api(env).health()
     except Exception as exc:  # connection refused, bad JSON: the deployment is not up
         health = {"error": repr(exc)}
     bad = {k: v for k, v in health.items() if not isinstance(v, dict) or v.get("status") != "healthy"}
@@ -55,48 +53,9 @@ def deploy_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def api(deploy_env: dict[str, str]) -> AirflowAPI:
-    return AirflowAPI(deploy_env["AIRFLOW_DEV_API_URL"], password=deploy_env["AIRFLOW_DEV_ADMIN_PASSWORD"])
-
-
-@pytest.fixture(scope="session")
-def druid_url() -> str:
-    url = os.environ.get("DRUID_E2E_URL")
-    if not url:
-        pytest.fail("DRUID_E2E_URL is not set: run through `bash scripts/test.sh` (it starts Druid)", pytrace=False)
-    return url
-
-
-@pytest.fixture(scope="session")
-def druid(druid_url: str) -> Iterator[DruidClient]:
-    with DruidClient(ClusterConfig(url=druid_url, read_timeout=60)) as client:
-        yield client
-
-
-@pytest.fixture(scope="session")
-def key() -> str:
-    """A fresh idempotency key per session: new Druid task ids, so every session really ingests."""
-    return f"deploy-e2e-{int(time.time())}"
-
-
-@pytest.fixture(scope="session")
-def expected(deploy_env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    out = subprocess.run([sys.executable, str(ROOT / "dags/data/generate_events.py"), "--out",
-                          deploy_env["AIRFLOW_DEV_EVENTS_DIR"], "--start", "2026-11-01", "--days", "29", "--expect"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
-
-
-@pytest.fixture(scope="session")
-def airflow(deploy_env: dict[str, str]):
-    """Run the real `airflow` CLI against the deployment; fails the test with its output on a non-zero exit."""
-
-    def run(*args: str) -> str:
-        proc = subprocess.run([AIRFLOW, *args], env=deploy_env, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, f"airflow {' '.join(args)}:\n{(proc.stdout + proc.stderr)[-3000:]}"
-        return proc.stdout
-
-    return run
+def suite(deploy_env: dict[str, str]) -> Suite:
+    """The shared fixtures (``shared_fixtures.py``) talk to the LocalExecutor deployment."""
+    return Suite("deploy", deploy_env, cli_timeout=120)
 
 
 @pytest.fixture(scope="session")

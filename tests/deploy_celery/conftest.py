@@ -10,10 +10,8 @@ servers 28891..28894, Redis 26390; ``DEPLOY_CELERY_VAR_DIR`` / ``_PG_PORT`` / ``
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,14 +19,12 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "dev" / "airflow"))
+from tests.deploy.shared_fixtures import HARNESS, ROOT, Suite, airflow, api, druid, druid_url, expected, key
 
-from airflow_rest import AirflowAPI  # noqa: E402
-from druid_ingest import ClusterConfig, DruidClient  # noqa: E402
+# pytest looks fixtures up by name in this module: the shared ones (tests/deploy/shared_fixtures.py) are re-exported
+# here, for this suite's `suite`
+__all__ = ["airflow", "api", "druid", "druid_url", "expected", "key"]
 
-HARNESS = ROOT / "dev" / "airflow" / "airflow.sh"
-AIRFLOW = str(Path(sys.executable).with_name("airflow"))
 DEFAULTS = {"VAR_DIR": str(ROOT / "var" / "airflow-celery"), "PG_PORT": "25440", "API_PORT": "28090",
             "LOG_PORT": "28890", "REDIS_PORT": "26390"}
 
@@ -39,14 +35,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.celery)
             item.add_marker(pytest.mark.e2e)
             item.add_marker(pytest.mark.timeout(900))
-
-
-@pytest.fixture(scope="session")
-def druid_url() -> str:
-    url = os.environ.get("DRUID_E2E_URL")
-    if not url:
-        pytest.fail("DRUID_E2E_URL is not set (the real Druid, e.g. http://127.0.0.1:8888)", pytrace=False)
-    return url
 
 
 @pytest.fixture(scope="session")
@@ -95,37 +83,9 @@ def celery_env(harness) -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(scope="session")
-def api(celery_env: dict[str, str]) -> AirflowAPI:
-    return AirflowAPI(celery_env["AIRFLOW_DEV_API_URL"], password=celery_env["AIRFLOW_DEV_ADMIN_PASSWORD"])
-
-
-@pytest.fixture(scope="session")
-def airflow(celery_env: dict[str, str]):
-    def run(*args: str) -> str:
-        proc = subprocess.run([AIRFLOW, *args], env=celery_env, capture_output=True, text=True, timeout=180)
-        assert proc.returncode == 0, f"airflow {' '.join(args)}:\n{(proc.stdout + proc.stderr)[-3000:]}"
-        return proc.stdout
-
-    return run
-
-
-@pytest.fixture(scope="session")
-def druid(druid_url: str) -> Iterator[DruidClient]:
-    with DruidClient(ClusterConfig(url=druid_url, read_timeout=60)) as client:
-        yield client
-
-
-@pytest.fixture(scope="session")
-def key() -> str:
-    return f"celery-e2e-{int(time.time())}"
-
-
-@pytest.fixture(scope="session")
-def expected(celery_env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    out = subprocess.run([sys.executable, str(ROOT / "dags/data/generate_events.py"), "--out",
-                          celery_env["AIRFLOW_DEV_EVENTS_DIR"], "--start", "2026-11-01", "--days", "29", "--expect"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+def suite(celery_env: dict[str, str]) -> Suite:
+    """The shared fixtures (``tests/deploy/shared_fixtures.py``) talk to the Celery deployment."""
+    return Suite("celery", celery_env, cli_timeout=180)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import pytest
 from druid_ingest import ClusterConfig, DruidClient
 from druid_ingest.ops._history import CACHE, DurationHistory
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
-from druid_ingest.testing import FakeDruid, TaskPlan
+from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
 from druid_ingest.wire import PollSchedule, RetryPolicy
 
 from tests.druid_ingest.sample_specs import day_spec
@@ -84,17 +84,6 @@ def test_past_the_window_it_backs_off_but_never_below_the_target() -> None:
     assert tight.next_delay(tight.window_end + 1, 1) == 5  # just past every known run: still the target
     assert tight.next_delay(tight.window_end + 9, 3) == pytest.approx(5 * 1.5**2)  # then the backoff
     assert tight.next_delay(tight.window_end + 1, 20) == 60
-
-
-class SimClock:
-    def __init__(self) -> None:
-        self.t = 1_790_000_000.0
-
-    def now(self) -> float:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.t += max(0.0, seconds)
 
 
 @pytest.mark.parametrize("target", [5.0, 30.0])

@@ -20,5 +20,6 @@ from druid_ingest.testing.fake_http import RecordedRequest
 from druid_ingest.testing.fake_server import FakeDruid
 from druid_ingest.testing.fake_specs import index_parallel_spec
 from druid_ingest.testing.fake_tasks import FakeTask, TaskPlan
+from druid_ingest.testing.sim_clock import SimClock
 
-__all__ = ["FakeDruid", "FakeTask", "Fault", "RecordedRequest", "TaskPlan", "index_parallel_spec"]
+__all__ = ["FakeDruid", "FakeTask", "Fault", "RecordedRequest", "SimClock", "TaskPlan", "index_parallel_spec"]

@@ -18,6 +18,7 @@ from druid_ingest.testing.fake_http import (
     require_write,
     text_response,
 )
+from druid_ingest.testing.fake_locks import active_locks
 from druid_ingest.testing.fake_tasks import (
     FakeTask,
     InvalidInputError,
@@ -231,7 +232,7 @@ async def post_active_locks(ctx: Ctx) -> web.Response:
             except ValueError as exc:
                 return legacy_error(400, str(exc))
             minimum = int(policy.get("priority") or 0)
-            locks = [lock for task in ctx.state.active_locks(ds, intervals or None)
+            locks = [lock for task in active_locks(ctx.state.index, ds, intervals or None)
                      for lock in reports.lock_entries(task) if lock["priority"] >= minimum]
             if locks:
                 out[ds] = locks

@@ -19,7 +19,15 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from druid_ingest.testing import fake_broker, fake_coordinator, fake_msq, fake_overlord, fake_sampler, fake_sql
+from druid_ingest.testing import (
+    fake_broker,
+    fake_coordinator,
+    fake_msq,
+    fake_overlord,
+    fake_sampler,
+    fake_seed,
+    fake_sql,
+)
 from druid_ingest.testing.fake_faults import Fault, FaultList, apply
 from druid_ingest.testing.fake_http import (
     UNSECURED,
@@ -205,7 +213,7 @@ class FakeDruid:
             known = {task_id for task_id, _, _ in items if task_id in self.state.tasks}
             if known or len({task_id for task_id, _, _ in items}) < len(items):
                 raise ValueError(f"seed_tasks: task ids already exist or repeat: {sorted(known)[:5]}")
-            tasks = self.state.insert_tasks(items, self.state.clock())
+            tasks = fake_seed.insert_tasks(self.state, items, self.state.clock())
         return [task.id for task in tasks]
 
     def task(self, task_id: str) -> FakeTask | None:
@@ -221,7 +229,7 @@ class FakeDruid:
             task = self.state.tasks.get(task_id)
             if task is None or task.is_active:
                 raise ValueError(f"only a completed task can be forgotten: {task_id!r}")
-            self.state.forget(task_id)
+            fake_seed.forget(self.state, task_id)
 
     # ------------------------------------------------------------- segments
     def set_rules(self, datasource: str, rules: list[dict[str, Any]]) -> None:

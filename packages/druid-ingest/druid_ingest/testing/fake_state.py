@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from druid_ingest.testing.fake_index import TaskIndex
+from druid_ingest.testing.fake_locks import can_lock, lock_intervals
 from druid_ingest.testing.fake_publish import new_segment, published_segments
 from druid_ingest.testing.fake_segments import (
     FakeSegment,
@@ -28,17 +29,6 @@ from druid_ingest.testing.fake_tasks import FakeTask, ParsedTask, TaskPlan
 from druid_ingest.testing.fake_time import format_instant, now_iso, overlaps
 
 __all__ = ["ClusterState"]
-
-
-def _condense(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Adjacent or overlapping buckets merged, as AbstractBatchIndexTask condenses them before locking."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 class ClusterState:
@@ -88,7 +78,8 @@ class ClusterState:
                 self._process(self._t)
             self._t = max(self._t, now)
 
-    def _touch(self) -> None:
+    def touch(self) -> None:
+        """Something changed: the cached overshadowed sets and next event time are stale."""
         self._gen += 1
 
     # ------------------------------------------------------------- submission
@@ -100,17 +91,10 @@ class ClusterState:
     def insert_task(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
         with self.lock:
             self.advance(now)
-            return self._insert(task_id, parsed, payload, now)
+            return self.add_task(task_id, parsed, payload, now)
 
-    def insert_tasks(self, items: list[tuple[str, ParsedTask, dict[str, Any]]], now: float) -> list[FakeTask]:
-        """Many submits at one instant, the clock advanced once (``FakeDruid.seed_tasks``)."""
-        with self.lock:
-            self.advance(now)
-            out = [self._insert(task_id, parsed, payload, now) for task_id, parsed, payload in items]
-            self.advance(now)
-            return out
-
-    def _insert(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
+    def add_task(self, task_id: str, parsed: ParsedTask, payload: dict[str, Any], now: float) -> FakeTask:
+        """Store a submitted task as WAITING, the clock not advanced (``insert_task`` and ``fake_seed`` do that)."""
         with self.lock:
             plan = self.plans.popleft() if self.plans else self.default_plan
             stored = copy.deepcopy(payload)
@@ -127,15 +111,8 @@ class ClusterState:
             task.pending_at = now + self.pending_delay
             self.tasks[task_id] = task
             self.index.add(task)
-            self._touch()
+            self.touch()
             return task
-
-    def forget(self, task_id: str) -> None:
-        """Delete a completed task's row (``FakeDruid.forget_task``)."""
-        with self.lock:
-            task = self.tasks.pop(task_id)
-            self.index.forget(task)
-            self._touch()
 
     # -------------------------------------------------------------- queries
     def used_slots(self) -> int:
@@ -235,7 +212,7 @@ class ClusterState:
             # Waiting for its time to come, then for its time-chunk locks (a release is another event).
             if task.pending_at > now:
                 times.append(task.pending_at)
-            elif not due_now and self._can_lock(task):
+            elif not due_now and can_lock(self.index, task):
                 times.append(now)
                 due_now = True
         free = self.capacity - idx.used
@@ -267,20 +244,21 @@ class ClusterState:
             if task.is_active and task.runner_state == "RUNNING" and not task.deadlocked \
                     and task.ingestion_state != "SEGMENT_AVAILABILITY_WAIT" and task.end_at <= t:
                 self._complete_run(task, t)
-            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t and self._can_lock(task):
+            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t \
+                    and can_lock(self.index, task):
                 self._lock(task, t)  # isReady got its locks: handed to the runner, waiting for a slot
         for seg in self.segments:
             if seg.used and seg.unused_at is not None and seg.unused_at <= t:
                 seg.used = False
-                self._touch()
+                self.touch()
         for seg in self.segments:
             if self._wants_load(seg) and seg.ready_at <= t:
                 seg.served_at = t
-                self._touch()
+                self.touch()
         for seg in self.segments:
             if self._should_unload(seg):
                 seg.served_at = None
-                self._touch()
+                self.touch()
         marking = t >= self.started_at + self.overshadowed_grace
         for seg in self.segments:
             if marking and self._needs_unused_mark(seg):
@@ -311,39 +289,20 @@ class ClusterState:
             # one.
             task.deadlocked = task.parsed.parallel and self.capacity == 1
             self.index.started(task, self._need(task))
-            self._touch()
+            self.touch()
 
     # ----------------------------------------------------------------- locks
-    def _lock_intervals(self, task: FakeTask) -> list[tuple[int, int]]:
-        """Time-chunk locks a task takes in isReady: its intervals aligned to segmentGranularity."""
-        return _condense(task.parsed.buckets()) if task.type != "noop" else []
-
-    def _can_lock(self, task: FakeTask) -> bool:
-        """EXCLUSIVE time-chunk locks conflict on overlap within a datasource (TaskLockbox)."""
-        mine = self._lock_intervals(task)
-        return not any(
-            other.locks and other.is_active and other.datasource == task.datasource
-            and any(overlaps(a, b) for a in other.locks for b in mine)
-            for other in self.index.by_datasource.get(task.datasource, {}).values() if other is not task
-        )
-
     def _lock(self, task: FakeTask, t: float) -> None:
         """Grant the locks: version = the Overlord's clock now (kept strictly increasing); TaskQueue then hands
         the task to the runner (PENDING) and the work item stamps queueInsertionTime a few ms later."""
         ms = max(int(t * 1000), self._last_version_ms + 1)
         self._last_version_ms = ms
         task.version = format_instant(ms)
-        task.locks = self._lock_intervals(task)  # none for a spec without intervals (it locks while running)
+        task.locks = lock_intervals(task)  # none for a spec without intervals (it locks while running)
         task.queued_time = format_instant(ms + 4)
         task.runner_state = "PENDING"  # druid-contract §status: handed to the runner, waiting for a slot
         self.index.locked(task)
-        self._touch()
-
-    def active_locks(self, ds: str, intervals: list[tuple[int, int]] | None) -> list[FakeTask]:
-        mine = self.index.by_datasource.get(ds, {})
-        return [t for t in sorted(mine.values(), key=lambda x: x.seq)
-                if t.is_active and t.locks and t.datasource == ds
-                and (not intervals or any(overlaps(a, b) for a in t.locks for b in intervals))]
+        self.touch()
 
     def _complete_run(self, task: FakeTask, t: float) -> None:
         plan, parsed = task.plan, task.parsed
@@ -383,7 +342,7 @@ class ClusterState:
         if task.start_at is not None and state == "SUCCESS":
             task.ingestion_state = "COMPLETED"
         self.last_completed_time = now_iso(t)
-        self._touch()
+        self.touch()
 
     def shutdown(self, task: FakeTask, now: float) -> None:
         """druid-contract §shutdown: active task -> FAILED 'Shutdown request from user'; no-op when already complete."""
@@ -397,7 +356,7 @@ class ClusterState:
     def _publish(self, task: FakeTask, t: float) -> list[FakeSegment]:
         out = published_segments(task, t, self.used(task.datasource), self.handoff_delay)
         self.segments.extend(out)
-        self._touch()
+        self.touch()
         return out
 
     def preload(self, ds: str, interval: tuple[int, int], version: str, partitions: int) -> list[FakeSegment]:
@@ -409,7 +368,7 @@ class ClusterState:
                 seg.published_at = seg.ready_at = t - self.coordinator_period  # already in every snapshot
                 seg.served_at = t if self.replicas(seg) > 0 else None
             self.segments.extend(segs)
-            self._touch()
+            self.touch()
             return segs
 
     # --------------------------------------------------------------- control
@@ -417,13 +376,13 @@ class ClusterState:
         with self.lock:
             self.now()
             self.rules[ds] = copy.deepcopy(rules)
-            self._touch()
+            self.touch()
 
     def set_paused(self, paused: bool) -> None:
         with self.lock:
             self.now()
             self.loading_paused = paused
-            self._touch()
+            self.touch()
 
     def load_all_now(self) -> None:
         with self.lock:
@@ -432,5 +391,5 @@ class ClusterState:
                 if seg.used and seg.served_at is None and seg.identifier not in self.overshadowed(
                         seg.datasource) and self.replicas(seg) > 0:
                     seg.served_at = t
-                    self._touch()
+                    self.touch()
             self.advance(t)
