@@ -226,6 +226,38 @@ def test_an_unreachable_proxy_names_the_proxy_field(nginx, client, scheme):
 
 
 @pytest.mark.parametrize("client", sorted(CALLS))
+def test_a_plain_http_proxy_that_refuses_to_forward_is_named_not_blamed_on_druid(nginx, client):
+    # the nginx forward proxy forwards only to the upstream Druid: it answers any other host itself, 403 (an HTML
+    # page); before, that read as Druid's "the login is valid but this user is not permitted"
+    config = cfg("http://127.0.0.2:9", proxy=nginx.proxy_url)
+    mark = nginx.proxied.mark()
+    error, took = raised(CALLS[client], config, "capacity")
+    assert isinstance(error, DruidProxyError), error
+    assert str(error) == (
+        f"the proxy {hostport(nginx.proxy_url)} refused to forward the call to 127.0.0.2:9 (403 Forbidden): its "
+        "rules do not let this host through; check the connection's proxy extra (ClusterConfig.proxy) and the "
+        "proxy's rules, or drop the proxy to connect directly HTTP 403 [GET http://127.0.0.2:9/druid/indexer/v1/"
+        "workers]")
+    assert [(h.method, h.path, h.status) for h in nginx.proxied.since(mark)] == [
+        ("GET", f"http://127.0.0.2:9{WORKERS}", 403)]
+    assert took < 1.0, "a refusal is fatal: no retry backoff"
+
+
+@pytest.mark.parametrize("client", sorted(CALLS))
+def test_a_plain_http_proxy_that_wants_a_login_says_so(nginx, client):
+    # the nginx forward proxy answers 407 with a Proxy-Authenticate challenge for 127.0.0.3 (a proxy's login)
+    config = cfg("http://127.0.0.3:9", proxy=nginx.proxy_url)
+    error, took = raised(CALLS[client], config, "capacity")
+    assert isinstance(error, DruidProxyError), error
+    assert str(error) == (
+        f"the proxy {hostport(nginx.proxy_url)} refused to forward the call to 127.0.0.3:9 (407 Proxy "
+        "Authentication Required): it wants a login: put it in the proxy URL (http://user:password@proxy:3128); "
+        "check the connection's proxy extra (ClusterConfig.proxy) and the proxy's rules, or drop the proxy to "
+        "connect directly HTTP 407 [GET http://127.0.0.3:9/druid/indexer/v1/workers]")
+    assert took < 1.0, "a refusal is fatal: no retry backoff"
+
+
+@pytest.mark.parametrize("client", sorted(CALLS))
 def test_a_proxy_that_refuses_the_tunnel_is_named_with_its_answer(nginx, client):
     # squid allows CONNECT to 127.0.0.1 only: a tunnel to another address is refused (403)
     config = cfg("https://127.0.0.2:9", proxy=nginx.squid_url)

@@ -109,7 +109,8 @@ class AiohttpTransport:
                 sent = "Authorization" in headers
                 scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
                 return Response(resp.status, body, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                                auth_scheme=scheme, elapsed=time.monotonic() - started)
+                                auth_scheme=scheme, elapsed=time.monotonic() - started,
+                                via_proxy=self.config.forwarding_proxy(hc.url))
         except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
             raise transport_error("tls", ssl_reason(exc), hc.method, hc.url) from None
         except asyncio.TimeoutError:

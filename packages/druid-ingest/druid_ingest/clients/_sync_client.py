@@ -85,7 +85,8 @@ class RequestsTransport:
         sent = "Authorization" in headers
         scheme = headers.get("Authorization", "Basic").split(" ", 1)[0]
         return Response(resp.status_code, resp.content, dict(resp.headers), hc.url, hc.method, sent_auth=sent,
-                        auth_scheme=scheme, elapsed=time.monotonic() - started)
+                        auth_scheme=scheme, elapsed=time.monotonic() - started,
+                        via_proxy=self.config.forwarding_proxy(hc.url))
 
     def close(self) -> None:
         self.session.close()

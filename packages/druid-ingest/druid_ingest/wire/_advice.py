@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import ssl
+from http import HTTPStatus
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -209,6 +210,17 @@ def proxy_refused_message(reason: str, url: str, proxy: str | None) -> str:
     return (f"the proxy {hostport(proxy)} refused to open a tunnel to {hostport(url)} ({reason}){login}; check the "
             "connection's proxy extra (ClusterConfig.proxy): the proxy must allow CONNECT to that host and port, "
             "or drop the proxy to connect directly")
+
+
+def proxy_forward_refusal(status: int, proxy: str, url: str) -> str:
+    """A proxy forwarding a plain-http call answered it itself: 403 (its rules) or 407 (it wants a login).
+    ``proxy``: its ``host:port``, '' when it is not the configured one (a 407 can only come from a proxy)."""
+    reason = f"{status} {HTTPStatus(status).phrase}"
+    why = (": it wants a login: put it in the proxy URL (http://user:password@proxy:3128)" if status == 407 else
+           ": its rules do not let this host through")
+    who = f"the proxy {proxy}" if proxy else "a proxy between this client and Druid"
+    return (f"{who} refused to forward the call to {hostport(url)} ({reason}){why}; check the connection's proxy "
+            "extra (ClusterConfig.proxy) and the proxy's rules, or drop the proxy to connect directly")
 
 
 TransportFailure = Literal["tls", "timeout", "connect", "proxy", "other"]

@@ -134,6 +134,14 @@ class ClusterConfig:
         if not (self.url or self.overlord_url):
             raise ValueError("ClusterConfig needs `url` (a Router or Coordinator-as-Overlord) or `overlord_url`")
 
+    def forwarding_proxy(self, url: str) -> str:
+        """``host:port`` of the configured proxy when it forwards this call itself (a plain-http URL: the proxy
+        reads the request and may answer it), '' otherwise (no proxy, or an https tunnel only Druid answers in)."""
+        if not self.proxy or urlsplit(url).scheme != "http":
+            return ""
+        parts = urlsplit(self.proxy)
+        return f"{parts.hostname or '?'}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+
     def base_url(self, service: Service) -> str:
         explicit = {
             "overlord": self.overlord_url,

@@ -127,8 +127,9 @@ class DruidTLSError(DruidFatalError):
 
 
 class DruidProxyError(DruidFatalError):
-    """The configured proxy answered the tunnel request (CONNECT) with a refusal: its policy, or a login it wants.
-    Not retried: the proxy answers the same way next time (a 5xx from it is a DruidConnectionError instead)."""
+    """The proxy refused the call itself: the tunnel request (CONNECT) of an https URL, or (403, 407) the forwarded
+    request of a plain-http one; its policy, or a login it wants. Not retried: the proxy answers the same way next
+    time (a 5xx from it is a DruidConnectionError instead)."""
 
 
 class DruidRedirectError(DruidFatalError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
-from druid_ingest.wire._advice import auth_message, bad_request_hint, client_cert_refusal
+from druid_ingest.wire._advice import auth_message, bad_request_hint, client_cert_refusal, proxy_forward_refusal
 from druid_ingest.wire._config import ClusterConfig, Service, netloc_of
 from druid_ingest.wire._errors import (
     DruidAuthError,
@@ -22,6 +22,7 @@ from druid_ingest.wire._errors import (
     DruidLeaderUnavailableError,
     DruidNotFoundError,
     DruidProtocolError,
+    DruidProxyError,
     DruidRedirectError,
     DruidServerError,
     DruidThrottledError,
@@ -110,6 +111,8 @@ class Response:
     auth_scheme: str = "Basic"
     #: seconds from sending to the whole body read (the input probe tells a slow input from an empty one by it)
     elapsed: float = 0.0
+    #: ``host:port`` of the proxy that forwarded this plain-http call (it may have answered it itself), or ''
+    via_proxy: str = ""
 
     @property
     def text(self) -> str:
@@ -121,6 +124,14 @@ class Response:
             if k.lower() == lname:
                 return v
         return None
+
+    @property
+    def is_json(self) -> bool:
+        try:
+            json.loads(self.body)
+        except ValueError:
+            return False
+        return True
 
     @property
     def is_html(self) -> bool:
@@ -269,6 +280,9 @@ def raise_for_status(resp: Response, req: Request) -> None:
         if cert_refusal is not None:
             raise DruidTLSError(cert_refusal, **kw)
         raise DruidValidationError(f"Druid rejected the request: {msg}{bad_request_hint(msg, resp.url)}", **kw)
+    if resp.status == 407 or (resp.status == 403 and resp.via_proxy and not resp.is_json):
+        # the proxy's own answer, not Druid's: Druid's 403 is JSON ({"Access-Check-Result": ...}), a proxy's a page
+        raise DruidProxyError(proxy_forward_refusal(resp.status, resp.via_proxy, resp.url), **kw)
     if resp.status in (401, 403):
         server_said = resp.druid_message()
         raise DruidAuthError(auth_message(resp.status, req.method, req.path, resp.sent_auth, server_said,
