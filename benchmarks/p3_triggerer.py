@@ -283,7 +283,9 @@ def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, f
     own = fake is None
     fake = fake or FakeProcess()
     env = _environment(fake.url)
+    seeded = time.perf_counter()
     ids = fake.ask(f"seed {first_task} {waits_each * triggerer_count}")
+    print(f"seeded {len(ids):,} tasks into the fake in {time.perf_counter() - seeded:.1f} s", flush=True)
     end = time.time() + 7200
     triggerers = []
     try:
