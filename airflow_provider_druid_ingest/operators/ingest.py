@@ -145,7 +145,7 @@ class DruidIngestOperator(DruidSpecOperator):
         except DruidError as exc:
             from airflow_provider_druid_ingest.common.results import airflow_error
 
-            raise airflow_error(exc) from None
+            raise airflow_error(exc) from exc
         if look is not None and (not self.deferrable or look.kind != "timeout"):  # ended: no deferral
             return self._finish(look, context, plan)
         from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger

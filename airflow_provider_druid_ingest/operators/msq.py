@@ -103,8 +103,10 @@ class DruidMsqIngestOperator(DruidIngestOperator):
                 allow_empty=self.allow_empty,
             )
         except SpecValidationError as exc:
-            raise AirflowFailException(str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement",
-                                                        1)) from None
+            from airflow_provider_druid_ingest.common.errors import druid_airflow_error
+
+            message = str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement", 1)
+            raise druid_airflow_error(AirflowFailException, message, (SpecValidationError,), vars(exc)) from exc
         if log_warnings:
             for warning in plan.warnings:
                 self.log.warning("MSQ statement warning: %s", warning)
