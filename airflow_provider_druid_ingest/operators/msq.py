@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
     from druid_ingest.planning import MsqPlan
 
-__all__ = ["DruidMsqIngestOperator"]
+__all__ = ["DruidMsqIngestOperator", "msq_pool_slots"]
+
+
+def msq_pool_slots(query_context: Any) -> int:
+    """The Druid task slots an MSQ query holds at its peak: ``maxNumTasks`` (controller + workers; default 2)."""
+    slots = query_context.get("maxNumTasks", 2) if isinstance(query_context, dict) else 2
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else 2
 
 
 class DruidMsqIngestOperator(DruidIngestOperator):
@@ -69,9 +75,8 @@ class DruidMsqIngestOperator(DruidIngestOperator):
     ) -> None:
         if outlets is None:
             outlets = default_outlets(None, datasource, kwargs.get("druid_conn_id") or DruidHook.default_conn_name)
-        slots = (query_context or {}).get("maxNumTasks", 2)
         super().__init__(spec={}, datasource=datasource, outlets=outlets,
-                         pool_slots=pool_slots or (slots if isinstance(slots, int) and slots > 0 else 2), **kwargs)
+                         pool_slots=pool_slots or msq_pool_slots(query_context), **kwargs)
         self.sql = sql
         self.query_context = dict(query_context or {})
         self.variables = dict(variables or {})
