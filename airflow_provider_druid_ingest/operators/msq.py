@@ -74,13 +74,22 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         **kwargs: Any,
     ) -> None:
         if outlets is None:
-            outlets = default_outlets(None, datasource, kwargs.get("druid_conn_id") or DruidHook.default_conn_name)
+            outlets = self._default_outlets({**kwargs, "datasource": datasource})
         super().__init__(spec={}, datasource=datasource, outlets=outlets,
                          pool_slots=pool_slots or msq_pool_slots(query_context), **kwargs)
         self.sql = sql
         self.query_context = dict(query_context or {})
         self.variables = dict(variables or {})
         self.allow_overwrite_all = allow_overwrite_all
+
+    @classmethod
+    def _default_pool_slots(cls, kwargs: dict[str, Any]) -> int:
+        return msq_pool_slots(kwargs.get("query_context"))
+
+    @classmethod
+    def _default_outlets(cls, kwargs: dict[str, Any]) -> list[Any]:
+        conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
+        return default_outlets(None, kwargs.get("datasource"), conn_id)
 
     def render_template(
         self, content: Any, context: Context, jinja_env: Any = None, seen_oids: set[int] | None = None

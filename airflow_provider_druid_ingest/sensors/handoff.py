@@ -104,6 +104,15 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
         self._passed: HandoffOutcome | None = None  # the look that let the gate pass (for the Asset event)
         self._lineage_task_id: str | None = None  # the task whose data went queryable (execute_complete)
 
+    @classmethod
+    def partial(cls, **kwargs: Any) -> Any:
+        """Airflow's ``partial`` (dynamic task mapping), with the default Asset outlet ``__init__`` would give: a
+        mapped task's record keeps the partial's ``outlets``, and ``None`` there breaks its run."""
+        if kwargs.get("outlets") is None:
+            kwargs["outlets"] = default_outlets(None, kwargs.get("datasource"),
+                                                kwargs.get("druid_conn_id") or DruidHook.default_conn_name)
+        return super().partial(**kwargs)
+
     @cached_property
     def hook(self) -> DruidHook:
         return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.http_retry)
