@@ -3,6 +3,9 @@
 The only difference between the two kinds of task is what a retry can do: the one-shot operator's retry submits
 the next attempt, so a FAILED Druid task is an ordinary (retryable) failure there; a sensor only watches, so a
 FAILED task fails it for good, and a timeout is a sensor timeout.
+
+Every exception raised here is also the core class(es) the failure stands for (``common/errors.py``), so Airflow
+3.3's ``RetryRule(exception=DruidTimeoutError, ...)`` matches it, whether the error met the worker or a trigger.
 """
 
 from __future__ import annotations
@@ -11,11 +14,17 @@ import logging
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
 from druid_ingest.ops import HandoffOutcome, TaskOutcome
-from druid_ingest.wire import DruidError, SpecValidationError, is_fatal
+from druid_ingest.wire import DruidError, SpecValidationError, error_names, is_fatal, taxonomy_class
+
+from airflow_provider_druid_ingest.common.errors import druid_airflow_error
 
 __all__ = ["airflow_error", "handoff_result", "task_result"]
 
 RETRY_NOTE = "\n(an Airflow retry submits the next attempt)"
+
+
+def _error(kind: type[AirflowException], message: str, outcome: TaskOutcome | HandoffOutcome) -> AirflowException:
+    return druid_airflow_error(kind, message, outcome.error_types)
 
 
 def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
@@ -28,13 +37,13 @@ def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
         return outcome.task_id
     if outcome.kind == "failed":
         if sensor:
-            raise AirflowFailException(outcome.message)
-        raise AirflowException(outcome.message + RETRY_NOTE)
+            raise _error(AirflowFailException, outcome.message, outcome)
+        raise _error(AirflowException, outcome.message + RETRY_NOTE, outcome)
     if outcome.kind == "timeout" and sensor:
-        raise AirflowSensorTimeout(outcome.message)
+        raise _error(AirflowSensorTimeout, outcome.message, outcome)
     if outcome.fatal:  # a 401/403/404 or refused redirect seen by the trigger: a retry meets it again
-        raise AirflowFailException(outcome.message)
-    raise AirflowException(outcome.message)
+        raise _error(AirflowFailException, outcome.message, outcome)
+    raise _error(AirflowException, outcome.message, outcome)
 
 
 def handoff_result(
@@ -47,7 +56,7 @@ def handoff_result(
     """
     if outcome.empty:
         if not allow_empty:
-            raise AirflowFailException(str(outcome.empty_error()))
+            raise _error(AirflowFailException, str(outcome.empty_error()), outcome)
         log.warning("Druid task %s published nothing (allow_empty=True): %s", outcome.task_id, outcome.message)
         return outcome.task_id
     if outcome.kind == "success":
@@ -57,16 +66,17 @@ def handoff_result(
         if on_never == "pass":
             log.warning("Segments of %s will never load (on_never='pass'): %s", outcome.task_id, outcome.message)
             return outcome.task_id
-        raise AirflowFailException(str(outcome.error()))
+        raise _error(AirflowFailException, str(outcome.error()), outcome)
     if outcome.kind == "timeout" and sensor:
-        raise AirflowSensorTimeout(outcome.message)
+        raise _error(AirflowSensorTimeout, outcome.message, outcome)
     if outcome.fatal:
-        raise AirflowFailException(outcome.message)
-    raise AirflowException(outcome.message)  # timeout / error: a retry adopts the SUCCESS task and re-waits
+        raise _error(AirflowFailException, outcome.message, outcome)
+    raise _error(AirflowException, outcome.message, outcome)  # timeout/error: a retry adopts the SUCCESS task
 
 
 def airflow_error(exc: DruidError | SpecValidationError) -> AirflowException:
-    """A core error raised in a worker step: fatal ones (waiting or retrying cannot help) fail without retries."""
-    if is_fatal(exc):
-        return AirflowFailException(str(exc))
-    return AirflowException(str(exc))
+    """A core error raised in a worker step: fatal ones (waiting or retrying cannot help) fail without retries.
+    The result is also ``exc``'s class (and, after exhausted HTTP retries, the last error's); raise it ``from exc``."""
+    kind = AirflowFailException if is_fatal(exc) else AirflowException
+    core = tuple(cls for cls in map(taxonomy_class, error_names(exc)) if cls is not None)
+    return druid_airflow_error(kind, str(exc), core, dict(vars(exc)))

@@ -16,6 +16,7 @@ only when the function returns the same spec again.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from airflow.sdk.bases.decorator import DecoratedOperator, determine_kwargs, task_decorator_factory
@@ -24,22 +25,37 @@ from airflow.sdk.definitions.context import context_merge
 from airflow.sdk.exceptions import AirflowFailException
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
-from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
+from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator, msq_pool_slots
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
     from airflow.sdk.bases.decorator import TaskDecorator
 
-__all__ = ["druid_ingest_task", "druid_msq_task"]
+__all__ = ["druid_ingest_task", "druid_msq_task"]  # the registered decorators (``ForIntervals``: the package's)
 
 #: the deferral's ``next_kwargs`` key that carries the computed value to ``execute_complete``
 CARRIED = "druid_computed"
+#: ... and the one that carries the intervals a ``ForIntervals`` named
+CARRIED_INTERVALS = "druid_computed_intervals"
+
+
+@dataclass(frozen=True)
+class ForIntervals:
+    """What the function returns to name the ingestion's intervals itself: ``ForIntervals(spec, ["2026-07-14/
+    2026-07-15"])``. The decorator's ``intervals=`` is one value for every instance of a mapped task (Airflow maps
+    only the function's arguments), and a run's data interval would otherwise replace each spec's intervals; so one
+    ingestion per day from a list, inside one scheduled run, needs the day from the function."""
+
+    value: Any
+    intervals: Sequence[str]
 
 
 class _Computed(DecoratedOperator):
     """Runs the function once per execution and carries its value across a deferral (not to run it twice)."""
 
     value_field: ClassVar[str]  # the operator attribute the function's return value replaces
+    custom_operator_name: str
+    intervals: list[str] | str | None  # the operator's; set by a ForIntervals return value
 
     def __init__(self, *, python_callable: Callable[..., Any], op_args: Collection[Any] | None = None,
                  op_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
@@ -53,7 +69,19 @@ class _Computed(DecoratedOperator):
     def compute(self, context: Context) -> None:
         context_merge(context, self.op_kwargs)
         kwargs = determine_kwargs(self.python_callable, self.op_args, context)
-        setattr(self, self.value_field, self.accept(self.python_callable(*self.op_args, **kwargs), context))
+        value = self.python_callable(*self.op_args, **kwargs)
+        if isinstance(value, ForIntervals):
+            self._set_intervals(value.intervals)
+            value = value.value
+        setattr(self, self.value_field, self.accept(value, context))
+
+    def _set_intervals(self, intervals: Any) -> None:
+        if isinstance(intervals, str) or not intervals or not all(isinstance(i, str) and i for i in intervals):
+            raise AirflowFailException(f"{self.custom_operator_name} {self.task_id!r}: ForIntervals(intervals="
+                                       f"{intervals!r}); expected a non-empty list of ISO intervals "
+                                       "('2026-07-14/2026-07-15')")
+        self.intervals = list(intervals)
+        self._computed_intervals = True
 
     def execute(self, context: Context) -> Any:
         self.compute(context)
@@ -63,11 +91,15 @@ class _Computed(DecoratedOperator):
               timeout: Any = None) -> Any:
         """The resumed task is a fresh operator whose value is unset: the deferral keeps the computed one."""
         carried = {**(kwargs or {}), CARRIED: getattr(self, self.value_field)}
+        if getattr(self, "_computed_intervals", False):
+            carried[CARRIED_INTERVALS] = self.intervals  # the list _set_intervals made
         super().defer(trigger=trigger, method_name=method_name, kwargs=carried, timeout=timeout)
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None, **carried: Any) -> Any:
         if CARRIED in carried:
             setattr(self, self.value_field, carried[CARRIED])
+            if CARRIED_INTERVALS in carried:
+                self.intervals = carried[CARRIED_INTERVALS]
         else:  # Airflow's triggerer keeps the deferral's kwargs; dag.test() resumes with the event alone
             self.log.info("The resumed task got no computed %s from its deferral: running the function again",
                           self.value_field)
@@ -127,6 +159,11 @@ def druid_ingest_task(python_callable: Callable[..., Any] | None = None, **kwarg
 
 def druid_msq_task(python_callable: Callable[..., Any] | None = None, **kwargs: Any) -> TaskDecorator:
     """``@task.druid_msq``: the function returns the MSQ statement; the task runs it like
-    :class:`DruidMsqIngestOperator` (its other parameters are the decorator's keywords)."""
+    :class:`DruidMsqIngestOperator` (its other parameters are the decorator's keywords).
+
+    ``pool_slots`` (default: ``maxNumTasks`` of ``query_context``, else 2) is set here, not only by the operator:
+    a mapped task's instances take their slots from the decorator's keywords before any operator exists."""
+    if kwargs.get("pool_slots") is None:
+        kwargs["pool_slots"] = msq_pool_slots(kwargs.get("query_context"))
     return task_decorator_factory(python_callable=python_callable, multiple_outputs=False,
                                   decorated_operator_class=_DruidMsqDecoratedOperator, **kwargs)

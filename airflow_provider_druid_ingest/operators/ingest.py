@@ -106,10 +106,8 @@ class DruidIngestOperator(DruidSpecOperator):
         outlets: Any = None,
         **kwargs: Any,
     ) -> None:
-        if outlets is None:
-            conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
-            # green without the gate is not "queryable": no default Asset then (an event would come too early)
-            outlets = default_outlets(spec, kwargs.get("datasource"), conn_id) if wait_for_handoff else []
+        if outlets is None:  # green without the gate is not "queryable": no default Asset then (too early)
+            outlets = self._default_outlets({**kwargs, "spec": spec, "wait_for_handoff": wait_for_handoff})
         super().__init__(spec=spec, pool_slots=pool_slots or _static_slots(spec), outlets=outlets,
                          allow_empty=allow_empty, **kwargs)
         self.wait_for_handoff = wait_for_handoff
@@ -126,6 +124,27 @@ class DruidIngestOperator(DruidSpecOperator):
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self._druid_task_id: str | None = None
         self._timed_out = False
+
+    @classmethod
+    def partial(cls, **kwargs: Any) -> Any:
+        """Airflow's ``partial`` (dynamic task mapping), with ``pool_slots`` defaulted as ``__init__`` does: a mapped
+        task's instances are scheduled with the partial's value, before any operator is built."""
+        if kwargs.get("pool_slots") is None:
+            kwargs["pool_slots"] = cls._default_pool_slots(kwargs)
+        if kwargs.get("outlets") is None:
+            kwargs["outlets"] = cls._default_outlets(kwargs)
+        return super().partial(**kwargs)
+
+    @classmethod
+    def _default_pool_slots(cls, kwargs: dict[str, Any]) -> int:
+        return _static_slots(kwargs.get("spec"))
+
+    @classmethod
+    def _default_outlets(cls, kwargs: dict[str, Any]) -> list[Any]:
+        if not kwargs.get("wait_for_handoff", True):
+            return []
+        conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
+        return default_outlets(kwargs.get("spec"), kwargs.get("datasource"), conn_id)
 
     def execute(self, context: Context) -> str:
         plan = self.plan(context)  # no HTTP before the spec is valid
@@ -145,7 +164,7 @@ class DruidIngestOperator(DruidSpecOperator):
         except DruidError as exc:
             from airflow_provider_druid_ingest.common.results import airflow_error
 
-            raise airflow_error(exc) from None
+            raise airflow_error(exc) from exc
         if look is not None and (not self.deferrable or look.kind != "timeout"):  # ended: no deferral
             return self._finish(look, context, plan)
         from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger

@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
     from druid_ingest.planning import MsqPlan
 
-__all__ = ["DruidMsqIngestOperator"]
+__all__ = ["DruidMsqIngestOperator", "msq_pool_slots"]
+
+
+def msq_pool_slots(query_context: Any) -> int:
+    """The Druid task slots an MSQ query holds at its peak: ``maxNumTasks`` (controller + workers; default 2)."""
+    slots = query_context.get("maxNumTasks", 2) if isinstance(query_context, dict) else 2
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else 2
 
 
 class DruidMsqIngestOperator(DruidIngestOperator):
@@ -68,14 +74,22 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         **kwargs: Any,
     ) -> None:
         if outlets is None:
-            outlets = default_outlets(None, datasource, kwargs.get("druid_conn_id") or DruidHook.default_conn_name)
-        slots = (query_context or {}).get("maxNumTasks", 2)
+            outlets = self._default_outlets({**kwargs, "datasource": datasource})
         super().__init__(spec={}, datasource=datasource, outlets=outlets,
-                         pool_slots=pool_slots or (slots if isinstance(slots, int) and slots > 0 else 2), **kwargs)
+                         pool_slots=pool_slots or msq_pool_slots(query_context), **kwargs)
         self.sql = sql
         self.query_context = dict(query_context or {})
         self.variables = dict(variables or {})
         self.allow_overwrite_all = allow_overwrite_all
+
+    @classmethod
+    def _default_pool_slots(cls, kwargs: dict[str, Any]) -> int:
+        return msq_pool_slots(kwargs.get("query_context"))
+
+    @classmethod
+    def _default_outlets(cls, kwargs: dict[str, Any]) -> list[Any]:
+        conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
+        return default_outlets(None, kwargs.get("datasource"), conn_id)
 
     def render_template(
         self, content: Any, context: Context, jinja_env: Any = None, seen_oids: set[int] | None = None
@@ -103,8 +117,10 @@ class DruidMsqIngestOperator(DruidIngestOperator):
                 allow_empty=self.allow_empty,
             )
         except SpecValidationError as exc:
-            raise AirflowFailException(str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement",
-                                                        1)) from None
+            from airflow_provider_druid_ingest.common.errors import druid_airflow_error
+
+            message = str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement", 1)
+            raise druid_airflow_error(AirflowFailException, message, (SpecValidationError,), vars(exc)) from exc
         if log_warnings:
             for warning in plan.warnings:
                 self.log.warning("MSQ statement warning: %s", warning)

@@ -154,7 +154,9 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
                 preflight=self.preflight,
             )
         except SpecValidationError as exc:
-            raise AirflowFailException(str(exc)) from None
+            from airflow_provider_druid_ingest.common.results import airflow_error
+
+            raise airflow_error(exc) from exc  # also a SpecValidationError: fatal, no retry policy is asked
         if not plan.datasource:
             raise AirflowFailException("spec.dataSchema.dataSource: missing; pass datasource= or set it in the spec")
         for warning in plan.warnings if log_warnings else ():

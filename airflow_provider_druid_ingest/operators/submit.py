@@ -41,7 +41,7 @@ class DruidSubmitOperator(DruidSpecOperator):
                 outcome = self.ensure(client, plan)
                 url = client.config.console_task_url(outcome.task_id)
         except DruidError as exc:  # a fatal 4xx fails without burning retries; transient ones are retried
-            raise airflow_error(exc) from None
+            raise airflow_error(exc) from exc
         push_task_refs(context, outcome.task_id, url)
         return outcome.task_id
 

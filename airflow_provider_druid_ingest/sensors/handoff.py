@@ -104,6 +104,15 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
         self._passed: HandoffOutcome | None = None  # the look that let the gate pass (for the Asset event)
         self._lineage_task_id: str | None = None  # the task whose data went queryable (execute_complete)
 
+    @classmethod
+    def partial(cls, **kwargs: Any) -> Any:
+        """Airflow's ``partial`` (dynamic task mapping), with the default Asset outlet ``__init__`` would give: a
+        mapped task's record keeps the partial's ``outlets``, and ``None`` there breaks its run."""
+        if kwargs.get("outlets") is None:
+            kwargs["outlets"] = default_outlets(None, kwargs.get("datasource"),
+                                                kwargs.get("druid_conn_id") or DruidHook.default_conn_name)
+        return super().partial(**kwargs)
+
     @cached_property
     def hook(self) -> DruidHook:
         return DruidHook(druid_conn_id=self.druid_conn_id, retry=self.http_retry)
@@ -126,7 +135,7 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
                     push_task_refs(context, druid_task_id, client.config.console_task_url(druid_task_id),
                                    push_id=False)
         except DruidError as exc:  # FAILED task, wrong datasource, unknown id, 401/403: waiting cannot help
-            raise results.airflow_error(exc) from None
+            raise results.airflow_error(exc) from exc
         self.log.info("Handoff gate for %s: %s", druid_task_id, self._target.to_dict())
         return self._target
 
@@ -139,7 +148,7 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
             with self.hook.get_client() as client:
                 outcome = client.watch_handoff(target, 0.0)
         except DruidError as exc:
-            raise results.airflow_error(exc) from None
+            raise results.airflow_error(exc) from exc
         if outcome.kind == "timeout":
             self.log.info("Handoff of Druid task %s: %s", target.task_id, outcome.message)
             return False

@@ -119,3 +119,34 @@ def test_msq_decorator_carries_the_statement_across_the_deferral(druid_conn, ctx
     druid_task_id = resumed.execute_complete(ctx, run_trigger(deferred.value.trigger), **deferred.value.kwargs)
     assert druid_task_id == deferred.value.trigger.druid_task_id and calls == [1]
     assert ctx["outlet_events"][Asset("druid://druid_cluster_default/msq_op")].extra["druid_task_id"] == druid_task_id
+
+
+def test_for_intervals_names_the_ingestions_interval_and_travels_with_the_deferral(druid_conn, ctx):
+    from airflow_provider_druid_ingest.decorators import ForIntervals
+    from airflow_provider_druid_ingest.decorators.ingest import CARRIED_INTERVALS
+
+    other_day = "2026-07-14T00:00:00Z/2026-07-15T00:00:00Z"  # not the run's (ctx: 07-16)
+    calls = []
+
+    def build():
+        calls.append(1)
+        return ForIntervals(spec(), [other_day])
+
+    with pytest.raises(TaskDeferred) as deferred:
+        decorated(build, datasource="wiki").execute(ctx)
+    assert deferred.value.kwargs[CARRIED_INTERVALS] == [other_day]
+    [sent] = posts(druid_conn)
+    assert sent.json["spec"]["dataSchema"]["granularitySpec"]["intervals"] == [other_day]
+    resumed = decorated(build, datasource="wiki")
+    resumed.execute_complete(ctx, run_trigger(deferred.value.trigger), **deferred.value.kwargs)
+    assert calls == [1] and resumed.intervals == [other_day]
+    assert ctx["outlet_events"][Asset(URI)].extra["interval"] == other_day
+
+
+@pytest.mark.parametrize("intervals", [[], "2026-07-14/2026-07-15", [None]])
+def test_for_intervals_without_a_list_of_intervals_fails_naming_it(druid_conn, ctx, intervals):
+    from airflow_provider_druid_ingest.decorators import ForIntervals
+
+    with pytest.raises(AirflowFailException, match=r"ForIntervals\(intervals=.*expected a non-empty list"):
+        decorated(lambda: ForIntervals(spec(), intervals), task_id="build").execute(ctx)
+    assert druid_conn.requests == []

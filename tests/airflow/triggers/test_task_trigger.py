@@ -40,7 +40,7 @@ async def test_success_event_with_report_summary(druid_conn):
     assert event["status"] == "success", event
     assert event["druid_task_id"] == druid_task_id
     assert set(event) == {"status", "druid_task_id", "message", "summary", "summary_text", "version_ceiling",
-                          "fatal"}
+                          "fatal", "error_classes"}
     assert isinstance(event["summary"], dict) and event["summary_text"]
     assert event["version_ceiling"]  # the trigger saw the task holding its lock
 

@@ -20,7 +20,9 @@ from druid_ingest.wire import (
     DruidTaskFailedError,
     DruidWaitTimeoutError,
     HandoffNeverError,
+    error_names,
     is_fatal,
+    taxonomy_class,
 )
 
 __all__ = [
@@ -47,6 +49,17 @@ _NOTE = " with a message from Druid: "
 MAX_EVENT_ERROR_CHARS = 64_000
 
 
+def _error_types(names: tuple[str, ...], fatal: bool) -> tuple[type[Exception], ...]:
+    """The classes an ``error`` outcome names (unknown names dropped), else the base its ``fatal`` flag implies."""
+    found = tuple(cls for cls in map(taxonomy_class, names) if cls is not None)
+    return found or (DruidFatalError if fatal else DruidError,)
+
+
+def _names(data: dict[str, Any]) -> tuple[str, ...]:
+    names = data.get("error_classes")
+    return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
+
+
 def _event_head(data: Any, kinds: frozenset[str], what: str) -> tuple[str, str, str]:
     """(kind, Druid task id, message) of an event dict; ValueError for anything else (a resumed task can be handed
     None or an unknown status, and must fail loudly)."""
@@ -68,6 +81,8 @@ class TaskOutcome:
     #: an ``error`` that retrying cannot fix (``errors.is_fatal``: a 401/403/404, a refused redirect...); it travels
     #: in the trigger event so a deferred wait fails without Airflow retries, as the same error in a worker does
     fatal: bool = False
+    #: an ``error``'s taxonomy class names (``errors.error_names``), so the other side of an event raises the same
+    error_classes: tuple[str, ...] = ()
 
     @classmethod
     def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:
@@ -94,7 +109,20 @@ class TaskOutcome:
 
     @classmethod
     def errored(cls, task_id: str, exc: BaseException) -> TaskOutcome:
-        return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}", fatal=is_fatal(exc))
+        return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}", fatal=is_fatal(exc),
+                   error_classes=error_names(exc))
+
+    @property
+    def error_types(self) -> tuple[type[Exception], ...]:
+        """The taxonomy classes of the error this outcome stands for (none for a success): what a face's own
+        exception is an instance of, so a rule keyed on a core class (Airflow's ``RetryRule``) can match it."""
+        if self.kind == "success":
+            return ()
+        if self.kind == "failed":
+            return (DruidTaskFailedError,)
+        if self.kind == "timeout":
+            return (DruidWaitTimeoutError,)
+        return _error_types(self.error_classes, self.fatal)
 
     def settle(self) -> TaskStatus:
         """The SUCCESS status, or the error this outcome stands for."""
@@ -125,6 +153,7 @@ class TaskOutcome:
             "summary_text": self.report.format(include_error=False) if self.report is not None else None,
             "version_ceiling": self.version_ceiling,
             "fatal": self.fatal,
+            "error_classes": list(self.error_classes),
         }
 
     @classmethod
@@ -133,7 +162,7 @@ class TaskOutcome:
         summary = data.get("summary")
         report = ReportSummary.from_dict(summary) if isinstance(summary, dict) else None
         return cls(cast(TaskKind, kind), task_id, message, report, data.get("version_ceiling"),
-                   fatal=data.get("fatal") is True)
+                   fatal=data.get("fatal") is True, error_classes=_names(data))
 
 
 @dataclass(frozen=True)
@@ -145,6 +174,7 @@ class HandoffOutcome:
     message: str
     result: HandoffResult | None = None
     fatal: bool = False  # as TaskOutcome.fatal
+    error_classes: tuple[str, ...] = ()  # as TaskOutcome.error_classes
 
     @classmethod
     def of(cls, task_id: str, datasource: str, result: HandoffResult) -> HandoffOutcome:
@@ -154,7 +184,20 @@ class HandoffOutcome:
     @classmethod
     def errored(cls, task_id: str, exc: BaseException) -> HandoffOutcome:
         return cls("error", task_id, f"waiting for handoff of Druid task {task_id} failed: {exc}",
-                   fatal=is_fatal(exc))
+                   fatal=is_fatal(exc), error_classes=error_names(exc))
+
+    @property
+    def error_types(self) -> tuple[type[Exception], ...]:
+        """As :attr:`TaskOutcome.error_types`: an empty publish, zero-replica rules, a timeout, or the named error."""
+        if self.empty:
+            return (DruidEmptyIngestionError,)
+        if self.kind == "success":
+            return ()
+        if self.kind == "never":
+            return (HandoffNeverError,)
+        if self.kind == "timeout":
+            return (DruidWaitTimeoutError,)
+        return _error_types(self.error_classes, self.fatal)
 
     @property
     def empty(self) -> bool:
@@ -209,6 +252,7 @@ class HandoffOutcome:
             "message": self.message,
             "result": self.result.to_dict() if self.result is not None else None,
             "fatal": self.fatal,
+            "error_classes": list(self.error_classes),
         }
 
     @classmethod
@@ -216,7 +260,8 @@ class HandoffOutcome:
         kind, task_id, message = _event_head(data, HANDOFF_KINDS, "handoff")
         result = data.get("result")
         verdict = HandoffResult.from_dict(result) if isinstance(result, dict) else None
-        return cls(cast(HandoffKind, kind), task_id, message, verdict, fatal=data.get("fatal") is True)
+        return cls(cast(HandoffKind, kind), task_id, message, verdict, fatal=data.get("fatal") is True,
+                   error_classes=_names(data))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,9 @@ __all__ = [
     "SpecProblem",
     "SpecValidationError",
     "UnknownTaskError",
+    "error_names",
     "is_fatal",
+    "taxonomy_class",
 ]
 
 
@@ -272,3 +274,31 @@ def is_fatal(exc: BaseException) -> bool:
     return isinstance(
         exc, DruidFatalError | DruidTaskFailedError | HandoffNeverError | DruidEmptyIngestionError | SpecValidationError
     )
+
+
+def _in_taxonomy(cls: type[BaseException]) -> type[Exception] | None:
+    """The nearest class of this taxonomy in ``cls``'s MRO (a caller's own subclass counts as its base)."""
+    for base in cls.__mro__:
+        if base.__module__ == __name__ and base.__name__ in __all__:
+            return base
+    return None
+
+
+def error_names(exc: BaseException) -> tuple[str, ...]:
+    """Names of the taxonomy classes a failure stands for, most specific first: its own class and, when the retries
+    gave up (:class:`DruidRetriesExhaustedError`), its last error's, since that is what the retries could not get
+    past. Empty for an exception outside the taxonomy. They travel in a trigger event, so a face can raise an error
+    of the same classes on the other side (Airflow's ``RetryRule`` matches by ``isinstance``)."""
+    if not isinstance(exc, DruidError | SpecValidationError):
+        return ()
+    own = _in_taxonomy(type(exc))
+    names: tuple[str, ...] = (own.__name__,) if own is not None else ()
+    if isinstance(exc, DruidRetriesExhaustedError):
+        names += tuple(n for n in error_names(exc.last) if n not in names)
+    return names
+
+
+def taxonomy_class(name: str) -> type[Exception] | None:
+    """The taxonomy's error class called ``name``, or None (an event written by another version of this package)."""
+    value = globals().get(name) if name in __all__ else None
+    return value if isinstance(value, type) and issubclass(value, DruidError | SpecValidationError) else None

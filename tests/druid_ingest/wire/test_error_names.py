@@ -1,0 +1,61 @@
+"""``error_names``/``taxonomy_class``: which core classes a failure stands for, as names a trigger event can carry
+(a face raises the same classes on the other side; Airflow's RetryRule matches by isinstance)."""
+
+from __future__ import annotations
+
+from druid_ingest.ops import HandoffOutcome, TaskOutcome
+from druid_ingest.wire import (
+    DruidError,
+    DruidFatalError,
+    DruidLeaderUnavailableError,
+    DruidRetriesExhaustedError,
+    DruidTimeoutError,
+    DruidWaitTimeoutError,
+    DuplicateTaskIdError,
+    SpecValidationError,
+    error_names,
+    taxonomy_class,
+)
+
+
+def test_own_class_and_for_exhausted_retries_the_last_errors():
+    timeout = DruidTimeoutError("read timed out")
+    assert error_names(timeout) == ("DruidTimeoutError",)
+    assert error_names(DruidRetriesExhaustedError(timeout, 3, 9.0)) == ("DruidRetriesExhaustedError",
+                                                                        "DruidTimeoutError")
+    assert error_names(DuplicateTaskIdError("t1")) == ("DuplicateTaskIdError",)
+    assert error_names(SpecValidationError([])) == ("SpecValidationError",)
+
+
+def test_a_subclass_outside_the_taxonomy_stands_for_its_base_and_foreign_errors_for_nothing():
+    class Mine(DruidLeaderUnavailableError):
+        pass
+
+    assert error_names(Mine("503")) == ("DruidLeaderUnavailableError",)
+    assert error_names(OSError("boom")) == () and error_names(ValueError("x")) == ()
+
+
+def test_taxonomy_class_resolves_only_error_classes():
+    assert taxonomy_class("DruidTimeoutError") is DruidTimeoutError
+    for name in ("RetryPolicy", "is_fatal", "SpecProblem", "NoSuchError", "__name__"):
+        assert taxonomy_class(name) is None, name
+
+
+def test_error_events_carry_the_names_and_rebuild_the_classes():
+    exhausted = DruidRetriesExhaustedError(DruidLeaderUnavailableError("no leader", status=503), 2, 1.0)
+    event = TaskOutcome.errored("t1", exhausted).to_dict()
+    assert event["error_classes"] == ["DruidRetriesExhaustedError", "DruidLeaderUnavailableError"]
+    assert TaskOutcome.from_dict(event).error_types == (DruidRetriesExhaustedError, DruidLeaderUnavailableError)
+    handoff = HandoffOutcome.from_dict(HandoffOutcome.errored("t1", exhausted).to_dict())
+    assert handoff.error_types == (DruidRetriesExhaustedError, DruidLeaderUnavailableError)
+
+
+def test_events_without_or_with_unknown_names_fall_back_to_the_fatal_flag():
+    old = {k: v for k, v in TaskOutcome.errored("t1", DruidTimeoutError("x")).to_dict().items()
+           if k != "error_classes"}
+    assert TaskOutcome.from_dict(old).error_types == (DruidError,)
+    fatal = {**old, "fatal": True, "error_classes": ["DruidFromTheFuture", 7]}
+    assert TaskOutcome.from_dict(fatal).error_types == (DruidFatalError,)
+    timeout = {"status": "timeout", "druid_task_id": "t1", "message": "still RUNNING"}
+    assert TaskOutcome.from_dict(timeout).error_types == (DruidWaitTimeoutError,)
+    assert HandoffOutcome.from_dict(timeout).error_types == (DruidWaitTimeoutError,)
