@@ -9,16 +9,20 @@ A ``raise ... from`` keeps the original error as ``__cause__`` where there is on
 
 The classes are made on first use, one per (Airflow class, core classes), and kept in this module under their
 name (``AirflowException[DruidRetriesExhaustedError+DruidTimeoutError]``), so pickle and Airflow's
-``serialize()`` (``module.name`` plus the message) find them again.
+``serialize()`` (``module.name`` plus the message) find them again; a process that never made one (it unpickles an
+error raised elsewhere) gets it from the name through the module's ``__getattr__``.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any
 
+from airflow.sdk import exceptions as airflow_exceptions
 from airflow.sdk.exceptions import AirflowException
+from druid_ingest.wire import taxonomy_class
 
 __all__ = ["druid_airflow_error", "druid_error_class"]
 
@@ -43,7 +47,7 @@ def druid_error_class(kind: type[AirflowException], core: Iterable[type[BaseExce
     if not bases:
         return kind
     name = f"{kind.__name__}[{'+'.join(b.__name__ for b in bases)}]"
-    existing = getattr(_MODULE, name, None)
+    existing = vars(_MODULE).get(name)  # not getattr: that would ask __getattr__ below to make it
     if isinstance(existing, type) and existing.__bases__ == (kind, *bases):
         return existing
     namespace = {
@@ -66,3 +70,20 @@ def druid_airflow_error(kind: type[AirflowException], message: str, core: Iterab
     if cls is kind:
         return kind(message)
     return cls(message, **{"message": message, **(attrs or {})})
+
+
+_NAME = re.compile(r"(\w+)\[(\w+(?:\+\w+)*)\]")
+
+
+def __getattr__(name: str) -> type[AirflowException]:
+    """``AirflowException[DruidTimeoutError]`` made from its name, for pickle and ``import_string`` in a process
+    that did not make it yet; anything else is the usual AttributeError."""
+    found = _NAME.fullmatch(name)
+    kind = getattr(airflow_exceptions, found.group(1), None) if found else None
+    core = [taxonomy_class(n) for n in found.group(2).split("+")] if found else []
+    if found is None or not (isinstance(kind, type) and issubclass(kind, AirflowException)) or None in core:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    cls = druid_error_class(kind, [c for c in core if c is not None])
+    if cls.__name__ != name:  # not a name this module would make (an order or a base it drops)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return cls

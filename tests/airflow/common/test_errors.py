@@ -92,3 +92,31 @@ def test_handoff_errors_name_their_core_class(caplog):
     with pytest.raises(AirflowException) as late:
         handoff_result(timeout, "fail", logging.getLogger(__name__), sensor=False)
     assert isinstance(late.value, DruidWaitTimeoutError) and not isinstance(late.value, AirflowFailException)
+
+
+def test_a_class_made_in_another_process_is_found_by_name_in_a_fresh_one():
+    # pickle and serialize() name the class ("...errors.AirflowException[DruidTimeoutError]"): a process that never
+    # raised that combination (a triggerer, the API server reading a pickled error) must still find it
+    import subprocess
+    import sys
+
+    err = airflow_error(DruidTimeoutError("slow", method="GET", url="http://druid/x"))
+    path, _, _ = err.serialize()
+    code = ("import pickle, sys\nfrom airflow.sdk.module_loading import import_string\n"
+            "from druid_ingest.wire import DruidTimeoutError\n"
+            "back = pickle.loads(sys.stdin.buffer.read())\n"
+            "assert isinstance(back, DruidTimeoutError) and back.method == 'GET', back\n"
+            f"assert import_string({path!r}) is type(back)\n"
+            "print(type(back).__name__, str(back))\n")
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(err), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().strip() == "AirflowException[DruidTimeoutError] slow [GET http://druid/x]"
+
+
+@pytest.mark.parametrize("name", ["nothing", "AirflowException[NotACoreClass]", "ValueError[DruidTimeoutError]",
+                                  "AirflowException[DruidError+DruidTimeoutError]"])  # the last: a base it drops
+def test_a_name_this_module_would_not_make_is_an_attribute_error(name):
+    from airflow_provider_druid_ingest.common import errors
+
+    with pytest.raises(AttributeError, match="has no attribute"):
+        getattr(errors, name)
