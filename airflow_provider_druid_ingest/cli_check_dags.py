@@ -25,7 +25,7 @@ def _pools() -> dict[str, Any]:
     from airflow.utils.session import create_session
 
     with create_session() as session:
-        return {p.pool: (p.slots, bool(p.include_deferred)) for p in session.query(Pool).all()}
+        return {p.pool: (p.slots, bool(p.include_deferred)) for p in session.query(Pool).all() if p.pool is not None}
 
 
 def check_dags(folder: str, capacity: ClusterCapacity | None = None) -> list[dict[str, Any]]:

@@ -54,7 +54,7 @@ trap cleanup EXIT
 
 stage "bootstrap (.venv)" bash scripts/bootstrap.sh
 stage "ruff" .venv/bin/ruff check .
-stage "mypy --strict" .venv/bin/mypy  # strict on the core (packages/druid-ingest) and the client type checks (pyproject [tool.mypy])
+stage "mypy --strict" .venv/bin/mypy  # strict on the core, the Dagster face, the provider and the client type checks (pyproject [tool.mypy])
 for tool in java mvn; do
   command -v "$tool" >/dev/null || { echo "test: '$tool' is required for the real-Druid e2e suite but is missing" >&2; exit 1; }
 done

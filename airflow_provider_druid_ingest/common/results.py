@@ -10,7 +10,7 @@ Every exception raised here is also the core class(es) the failure stands for (`
 
 from __future__ import annotations
 
-import logging
+from typing import Any, Protocol
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
 from druid_ingest.ops import HandoffOutcome, TaskOutcome
@@ -25,6 +25,14 @@ RETRY_NOTE = "\n(an Airflow retry submits the next attempt)"
 
 def _error(kind: type[AirflowException], message: str, outcome: TaskOutcome | HandoffOutcome) -> AirflowException:
     return druid_airflow_error(kind, message, outcome.error_types)
+
+
+class Warns(Protocol):
+    """What the handoff verdict logs through: a stdlib logger or the Task SDK's structlog one (``self.log``)."""
+
+    def info(self, msg: str, /, *args: Any) -> Any: ...
+
+    def warning(self, msg: str, /, *args: Any) -> Any: ...
 
 
 def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
@@ -47,7 +55,7 @@ def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
 
 
 def handoff_result(
-    outcome: HandoffOutcome, on_never: str, log: logging.Logger, *, sensor: bool, allow_empty: bool = False
+    outcome: HandoffOutcome, on_never: str, log: Warns, *, sensor: bool, allow_empty: bool = False
 ) -> str:
     """The Druid task id once its data is queryable (or never will be, with ``on_never="pass"``).
 

@@ -50,7 +50,7 @@ def _deprecated(message: str) -> None:
     warnings.warn(message, AirflowProviderDeprecationWarning, stacklevel=4)
 
 
-def http_retry_arg(owner: str, http_retry: RetryPolicy | None, kwargs: dict[str, Any]) -> RetryPolicy | None:
+def http_retry_arg(owner: str, http_retry: object, kwargs: dict[str, Any]) -> RetryPolicy | None:
     """The per-HTTP-call policy of ``owner``, from ``http_retry=`` or its deprecated name ``retry=`` (popped from
     ``kwargs``), kept apart from Airflow 3.3's ``retry_policy=`` (task retries): each policy passed to the other's
     parameter fails here, at parse time, naming the right one."""
@@ -65,12 +65,12 @@ def http_retry_arg(owner: str, http_retry: RetryPolicy | None, kwargs: dict[str,
         raise TypeError(f"{owner}: retry_policy={kwargs['retry_policy']!r} is a druid_ingest RetryPolicy (one "
                         "HTTP call's retries): pass it as http_retry=; retry_policy= takes Airflow's "
                         "airflow.sdk.RetryPolicy")
-    if http_retry is not None and not isinstance(http_retry, RetryPolicy):
-        kind = f"{type(http_retry).__module__}.{type(http_retry).__name__}"
-        raise TypeError(f"{owner}: http_retry={type(http_retry).__name__} ({kind}): expected a druid_ingest "
-                        "RetryPolicy (retries of each HTTP call); for Airflow's airflow.sdk.RetryPolicy (task "
-                        "retries) pass retry_policy=")
-    return http_retry
+    if http_retry is None or isinstance(http_retry, RetryPolicy):
+        return http_retry
+    kind = f"{type(http_retry).__module__}.{type(http_retry).__name__}"
+    raise TypeError(f"{owner}: http_retry={type(http_retry).__name__} ({kind}): expected a druid_ingest "
+                    "RetryPolicy (retries of each HTTP call); for Airflow's airflow.sdk.RetryPolicy (task "
+                    "retries) pass retry_policy=")
 
 
 class HttpRetryAttr:

@@ -118,6 +118,8 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
         if isinstance(self.spec, str) and self.spec.endswith(tuple(self.template_ext)):
             env = self.get_template_env()
             try:
+                if env.loader is None:
+                    raise LookupError("the DAG's template environment has no loader")
                 self.spec = env.loader.get_source(env, self.spec)[0]
             except Exception:
                 self.log.exception("Failed to resolve template field 'spec'")

@@ -50,7 +50,7 @@ class DruidWaitTrigger(BaseTrigger):
         retry: dict[str, Any] | None = None,
         detect_within: float | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # Airflow's BaseTrigger is untyped
         self.conn_id = conn_id
         self.end_time = float(end_time) if end_time is not None else time.time() + DEFAULT_WAIT
         self.poll_interval = float(poll_interval)
@@ -105,7 +105,7 @@ class DruidWaitTrigger(BaseTrigger):
             )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        yield TriggerEvent(await self._watch())
+        yield TriggerEvent(await self._watch())  # type: ignore[no-untyped-call]
 
     async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
         """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome)."""
