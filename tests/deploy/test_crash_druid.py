@@ -55,6 +55,10 @@ def test_druid_fails_the_task_airflow_retries_with_the_fixed_input(crash):
                        "the Airflow retry ended")
     done = crash.wait_run_done(CRASH_DAG, run, 120)
     success = crash.check_outcome(day, since)
+    crash.report_races(CRASH_DAG, run)
+    # a try past the first retry is there only when Airflow's race failed one (seen once in CI: the retry's
+    # trigger fired 5 s after its deferral, before the scheduler saw the deferral's workload end)
+    assert ti["try_number"] == first_try + 1 or crash.airflow_races(CRASH_DAG, run), ti["try_number"]
 
     assert done["state"] == "success" and ti["state"] == "success", (done["state"], ti["state"])
     assert success["id"] == failed["id"] + "_r1"  # the retry submitted the next attempt id
