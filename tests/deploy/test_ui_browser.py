@@ -136,8 +136,10 @@ def test_asset_page_shows_the_event_from_the_producer_and_the_run_it_triggered(b
                              "the event's Triggered Dag Run link to the consumer run")
     assert triggered.text.strip() == CONSUMER
     # the event's extra is a folded JSON editor (Monaco): unfold it with a real click, then read it
+    # Monaco draws its folding marks after the page: wait for the mark (a loaded CI machine once had none yet)
     card = "./ancestor::*[.//*[@title='Click to expand the range.']][1]"
-    fold = source.find_element("xpath", f"{card}//*[@title='Click to expand the range.']")
+    fold = browser.until("the folded extra's expand mark", lambda: source.find_element(
+        "xpath", f"{card}//*[@title='Click to expand the range.']"), timeout=30)
     browser.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", source)
     ActionChains(browser.driver).move_to_element(fold).click().perform()
 
