@@ -1,17 +1,25 @@
 """Deterministic, Druid-valid task ids: the same work always gets the same id, on any machine.
 
 ``base_task_id`` hashes the canonical JSON of the rendered spec (its own ``id`` removed) together with
-the datasource, the intervals and an optional user key. Attempt 0 uses the base id; after a FAILED
-attempt the next one is ``<base>_r<n>``. To force re-ingestion of an interval whose spec did not change
-(upstream data was corrected), pass a new ``key`` (e.g. ``"fix-2026-11-29"``): it changes the hash.
+the datasource, the intervals and an optional user key. Intervals count by their instants, not their spelling:
+``2026-10-05/2026-10-06``, ``...T00:00:00Z`` and ``...T02:00:00+02:00`` are the same day, so the id's interval part
+and the hashed copy of ``granularitySpec.intervals`` use Druid's own form (:func:`canonical_interval`); otherwise
+a re-run that spells its day differently would submit again (a second ingestion when it appends).
+Attempt 0 uses the base id; after a FAILED attempt the next one is ``<base>_r<n>``. To force re-ingestion of an
+interval whose spec did not change (upstream data was corrected), pass a new ``key``
+(e.g. ``"fix-2026-11-29"``): it changes the hash.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
+from datetime import datetime, timezone
 from typing import Any
+
+from druid_ingest.planning.spec.intervals import parse_interval
 
 __all__ = [
     "HASH_CHARS",
@@ -19,6 +27,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "attempt_id",
     "base_task_id",
+    "canonical_interval",
     "canonical_json",
     "druid_id_problem",
     "invalid_task_id_reason",
@@ -38,9 +47,42 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def _druid_instant(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def canonical_interval(text: str) -> str:
+    """``text`` in Druid's own form, UTC with milliseconds (``2026-10-05T00:00:00.000Z/2026-10-06T00:00:00.000Z``);
+    text that does not parse is returned as is (pre-flight refuses it, this only names work)."""
+    try:
+        start, end = parse_interval(text)
+    except (ValueError, TypeError):
+        return text
+    return f"{_druid_instant(start)}/{_druid_instant(end)}"
+
+
+def _canonical_intervals(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``spec`` (task shape or bare) with ``granularitySpec.intervals`` canonical, for hashing only:
+    the spec sent to Druid keeps the user's spelling."""
+    body = spec.get("spec") if isinstance(spec.get("spec"), dict) else spec
+    schema = body.get("dataSchema")
+    granularity = schema.get("granularitySpec") if isinstance(schema, dict) else None
+    intervals = granularity.get("intervals") if isinstance(granularity, dict) else None
+    if not isinstance(intervals, list):
+        return spec
+    canonical = [canonical_interval(i) if isinstance(i, str) else i for i in intervals]
+    if canonical == intervals:
+        return spec
+    out = copy.deepcopy(spec)
+    target = out["spec"] if body is not spec else out
+    target["dataSchema"]["granularitySpec"]["intervals"] = canonical
+    return out
+
+
 def spec_fingerprint(spec: dict[str, Any], key: str | None = None) -> str:
-    """SHA-256 of the spec content (without its ``id``) and the user key."""
-    body = {k: v for k, v in spec.items() if k != "id"}
+    """SHA-256 of the spec content (without its ``id``, intervals in :func:`canonical_interval` form) and the
+    user key."""
+    body = {k: v for k, v in _canonical_intervals(spec).items() if k != "id"}
     digest = hashlib.sha256(canonical_json(body).encode())
     if key:
         digest.update(b"\x00key\x00" + key.encode())
@@ -69,8 +111,10 @@ def base_task_id(
     key: str | None = None,
     prefix: str = "ingest",
 ) -> str:
-    """``<prefix>_<datasource>_<interval span>_<hash16>``, at most 190 chars (room for ``_r<n>``)."""
+    """``<prefix>_<datasource>_<interval span>_<hash16>``, at most 190 chars (room for ``_r<n>``); the intervals
+    are read as instants (:func:`canonical_interval`)."""
     fingerprint = spec_fingerprint(spec, key)[:HASH_CHARS]
+    intervals = [canonical_interval(text) for text in intervals]
     span = ""
     if intervals:
         first, last = _compact_interval(intervals[0]), _compact_interval(intervals[-1])

@@ -1,7 +1,7 @@
 """SQL-based (MSQ) ingestion: one templated ``REPLACE``/``INSERT`` statement per interval, planned like a spec.
 
 ``build_msq_plan`` renders the statement with the run's interval (Jinja variables ``interval_start``,
-``interval_end`` as SQL ``TIMESTAMP`` literal text, ``interval`` as ISO ``start/end``, ``interval_date`` as
+``interval_end`` as SQL ``TIMESTAMP`` literal text, ``interval`` as Druid's ISO ``start/end``, ``interval_date`` as
 ``YYYY-MM-DD`` of its start, ``datasource``), checks it
 before any HTTP call and derives the deterministic task id. MSQ names its controller task ``query-<sqlQueryId>``
 (``MSQTasks.controllerTaskId``) and takes ``sqlQueryId`` from the query context, so pinning ``sqlQueryId`` pins the
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from druid_ingest.planning._ids import base_task_id, canonical_json, invalid_task_id_reason
+from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json, invalid_task_id_reason
 from druid_ingest.planning._msq_partitions import partitioned_by_problem
 from druid_ingest.planning.spec.render import render_sql
 from druid_ingest.wire import SpecProblem, SpecValidationError
@@ -106,10 +106,11 @@ def _split_interval(interval: str) -> tuple[datetime, datetime]:
 
 
 def interval_variables(interval: str) -> dict[str, str]:
-    """The template variables of one run interval (UTC)."""
+    """The template variables of one run interval (UTC; ``interval`` in Druid's form, so a day spelled two ways
+    renders, and hashes, one statement)."""
     start, end = _split_interval(interval)
-    return {"interval_start": _sql_time(start), "interval_end": _sql_time(end), "interval": interval,
-            "interval_date": start.strftime("%Y-%m-%d")}
+    return {"interval_start": _sql_time(start), "interval_end": _sql_time(end),
+            "interval": canonical_interval(interval), "interval_date": start.strftime("%Y-%m-%d")}
 
 
 # ---- statement checks (pure text) -------------------------------------------------------------------
@@ -221,7 +222,9 @@ def build_msq_plan(
     """Render ``sql`` for the run's interval, check it (no HTTP) and derive the plan.
 
     One interval per statement: a day's run REPLACEs that day. The id hashes the rendered statement and context,
-    so the same statement adopts its task and a changed one gets a new task (which replaces the interval).
+    so the same statement adopts its task and a changed one gets a new task (which replaces the interval). The
+    id and ``{{ interval }}`` take the interval in Druid's own form (``canonical_interval``), so spellings of the
+    same instants plan one task.
 
     ``failOnEmptyInsert`` defaults to ``not allow_empty``: Druid's default (false) lets a REPLACE whose input is
     missing or empty SUCCEED and replace the interval with tombstones, deleting the day (seen on Druid 33).
