@@ -61,6 +61,14 @@ def test_the_dst_day_run_is_refused_with_its_own_loss() -> None:
     assert "23 hours: 2026-10-24T00:00Z to 22:00Z and 2026-10-25T23:00Z to 24:00Z" in text
 
 
+def test_an_offset_interval_is_printed_in_utc_not_its_wall_clock_with_a_z() -> None:
+    """New York's day 2026-10-23T00:00-05:00 is 05:00Z to 05:00Z: the lost hours are 00:00Z-05:00Z of the 23rd and
+    05:00Z-24:00Z of the 24th (the wall clock with a Z would say 00:00Z to 00:00Z and 00:00Z to 24:00Z)."""
+    [text] = refusal(spec_with("DAY", "2026-10-23T00:00:00-05:00/2026-10-24T00:00:00-05:00"))
+    assert "24 hours: 2026-10-23T00:00Z to 05:00Z and 2026-10-24T05:00Z to 24:00Z" in text
+    assert "00:00Z to 00:00Z" not in text
+
+
 def test_absent_segment_granularity_is_druids_default_day() -> None:
     [text] = refusal(spec_with(None, BERLIN_RUN_1))
     assert "DAY" in text and "2026-10-23/2026-10-24" in text

@@ -10,7 +10,7 @@ This module names the buckets and the hours that would be lost, and the fixes (d
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from druid_ingest.planning.spec._shape import as_task_shape
@@ -38,23 +38,32 @@ def _dig(value: Any, *keys: str) -> Any:
 
 
 def _clock(moment: datetime) -> str:
+    """The time of day with a ``Z``: callers pass UTC (:func:`_utc`), so the suffix is true."""
     if moment.microsecond:
         return moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
     return moment.strftime("%H:%M:%S" if moment.second else "%H:%M") + "Z"
 
 
+def _utc(moment: datetime) -> datetime:
+    """An interval written with an offset (``-05:00``) is printed in UTC, labelled ``Z``: never its wall clock."""
+    return moment.astimezone(timezone.utc)
+
+
 def _instant(moment: datetime) -> str:
+    moment = _utc(moment)
     return f"{moment:%Y-%m-%d}T{_clock(moment)}"
 
 
 def fmt_window(start: datetime, end: datetime) -> str:
-    """A bucket: ``2026-10-23/2026-10-24`` when both ends are UTC midnights, else full instants."""
+    """A bucket: ``2026-10-23/2026-10-24`` when both ends are UTC midnights, else full UTC instants."""
+    start, end = _utc(start), _utc(end)
     midnight = all(m.hour == m.minute == m.second == m.microsecond == 0 for m in (start, end))
     return f"{start:%Y-%m-%d}/{end:%Y-%m-%d}" if midnight else f"{_instant(start)}/{_instant(end)}"
 
 
 def fmt_span(start: datetime, end: datetime) -> str:
     """A lost stretch: ``2026-10-23T00:00Z to 22:00Z``, ``2026-10-24T22:00Z to 24:00Z`` (same UTC day), else full."""
+    start, end = _utc(start), _utc(end)
     if end.date() == start.date():
         return f"{_instant(start)} to {_clock(end)}"
     if end == datetime.combine(start.date() + timedelta(days=1), datetime.min.time(), tzinfo=end.tzinfo):
