@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
+from functools import cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from druid_ingest.planning.spec.intervals import Period, parse_duration, parse_instant
 
-__all__ = ["ALL", "NONE", "Buckets", "Unreadable", "buckets_of"]
+__all__ = ["ALL", "NONE", "Buckets", "Unreadable", "buckets_of", "misspelled_zone"]
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1)
@@ -114,6 +115,29 @@ def _zone(value: Any) -> tzinfo | Unreadable:
         return ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
         return Unreadable(f"timeZone {value!r} is not a zone this machine knows")
+
+
+@cache
+def _zones_by_lower_name() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
+def misspelled_zone(value: Any) -> str | None:
+    """The zone id ``value`` means when it differs from a real one only in case (``europe/berlin``), else None.
+
+    Zone ids are case-sensitive in Druid (``DateTimes.inferTzFromString``: Joda's ``DateTimeZone.forID``, then
+    Java's ``TimeZone.getTimeZone``, which answers GMT for an id it does not know). Seen on Druid 33: a task with
+    ``"timeZone": "europe/berlin"`` is accepted and buckets in UTC. A variant of a zone that is UTC all year
+    (``utc``) means what it says, so it is not reported."""
+    if not isinstance(value, str):
+        return None
+    real = _zones_by_lower_name().get(value.strip().lower())
+    if real is None or real == value:
+        return None
+    zone = ZoneInfo(real)
+    if all(zone.utcoffset(datetime(2026, month, 1)) == timedelta(0) for month in (1, 7)):
+        return None
+    return real
 
 
 def _single_unit(period: Period) -> tuple[str, int] | None:

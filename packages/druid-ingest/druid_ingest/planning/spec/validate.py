@@ -16,6 +16,7 @@ from druid_ingest.planning.spec._deprecations import legacy_tuning_warnings
 from druid_ingest.planning.spec._json_check import check_json_values
 from druid_ingest.planning.spec._shape import as_task_shape, is_bare_spec
 from druid_ingest.planning.spec._validate_io import check_io_config, check_tuning_config
+from druid_ingest.planning.spec.buckets import misspelled_zone
 from druid_ingest.planning.spec.intervals import parse_duration, parse_interval
 from druid_ingest.planning.spec.jackson import read_int
 from druid_ingest.planning.spec.kinds import other_kind_problem
@@ -326,6 +327,10 @@ def _check_granularity(value: Any, path: str, c: Collector) -> None:
                 parse_duration(str(value.get("period") or ""))
             except ValueError:
                 c.add(f"{path}.period", "must be an ISO-8601 period", value=value.get("period"), valid="e.g. PT1H")
+            if real := misspelled_zone(value.get("timeZone")):
+                c.add(f"{path}.timeZone", "is not a zone id Druid knows: zone ids are case-sensitive, and Druid "
+                      "reads an unknown one as UTC (its buckets would be UTC ones, not this zone's)",
+                      value=value.get("timeZone"), valid=repr(real))
             return
         if kind == "duration":
             ms = value.get("duration")
