@@ -1,14 +1,16 @@
 """Time helpers for the fake Druid: ISO instants/intervals as epoch millis, granularity buckets, periods.
 
 Everything is UTC and integer milliseconds, like Joda-Time inside Druid. Eternity (the interval of
-``ALL`` granularity) uses Joda's min/max instants, which Python's ``datetime`` cannot represent.
+``ALL`` granularity) uses Joda's min/max instants, which Python's ``datetime`` cannot represent. A standard period
+with a ``timeZone`` is kept as ``<NAME>@<zone>`` (``DAY@Europe/Berlin``) and bucketed on that zone's clock.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, available_timezones
 
 __all__ = [
     "DAY_MS",
@@ -190,9 +192,11 @@ def normalize_granularity(value: object) -> str:
         if gtype in ("all", "none"):
             return gtype.upper() if gtype == "all" else "NONE"
         if gtype == "period" and str(value.get("period", "")).upper() in _PERIOD_TO_GRANULARITY:
-            if value.get("timeZone") not in (None, "UTC", "Etc/UTC") or value.get("origin"):
-                raise ValueError(f"FakeDruid supports only UTC period granularities without origin: {value}")
-            return _PERIOD_TO_GRANULARITY[str(value["period"]).upper()]
+            if value.get("origin"):
+                raise ValueError(f"FakeDruid supports only period granularities without origin: {value}")
+            name = _PERIOD_TO_GRANULARITY[str(value["period"]).upper()]
+            zone = _zone_id(value.get("timeZone"))
+            return f"{name}@{zone}" if zone else name
         raise ValueError(f"Unsupported granularity: {value}")
     name = str(value).upper()
     if name in GRANULARITIES or name == "NONE":
@@ -200,8 +204,65 @@ def normalize_granularity(value: object) -> str:
     raise ValueError(f"Unknown granularity [{value}]")
 
 
+_OFFSET_ID = re.compile(r"^([+-])(\d{2}):?(\d{2})?$")
+
+
+def _zone_id(value: object) -> str | None:
+    """The zone a period counts in, None for UTC. Druid reads the id with ``DateTimes.inferTzFromString``: Joda's
+    ids (case-sensitive) or a fixed offset, and any id it does not know as UTC (Druid 33 stored a task with
+    ``"timeZone": "europe/berlin"`` as plain ``DAY``)."""
+    if not isinstance(value, str) or value in ("UTC", "Etc/UTC"):
+        return None
+    if _OFFSET_ID.match(value) or value in available_timezones():
+        return value
+    return None
+
+
+def _tz(zone_id: str) -> tzinfo:
+    offset = _OFFSET_ID.match(zone_id)
+    if offset is None:
+        return ZoneInfo(zone_id)
+    minutes = int(offset.group(2)) * 60 + int(offset.group(3) or 0)
+    return timezone(timedelta(minutes=-minutes if offset.group(1) == "-" else minutes))
+
+
+def _ms(moment: datetime) -> int:
+    return int((moment - _EPOCH) // timedelta(milliseconds=1))
+
+
+def _zoned_bucket(ms: int, name: str, zone: tzinfo) -> tuple[int, int]:
+    """``PeriodGranularity`` with a time zone (Druid's ``java/util/common/granularity/PeriodGranularity.java``,
+    ``truncate``): a one-unit period floors the zone's clock (``hourOfDay().roundFloor``, ``dayOfMonth()...``), a
+    multi-unit one counts from the default origin, 1970-01-01T00:00 local time; days, weeks, months and years
+    follow the zone's calendar (a Berlin DAY bucket is 23, 24 or 25 hours), hours and minutes are fixed lengths."""
+    moment = _EPOCH + timedelta(milliseconds=ms)
+    if name in _FIXED and name not in ("DAY", "WEEK"):
+        size = _FIXED[name]
+        if name in ("SECOND", "MINUTE", "HOUR"):
+            offset = (moment.astimezone(zone).utcoffset() or timedelta()) // timedelta(milliseconds=1)
+            start = ms - (ms + offset) % size
+        else:
+            origin = _ms(datetime(1970, 1, 1, tzinfo=zone))
+            start = origin + (ms - origin) // size * size
+        return start, start + size
+    local = moment.astimezone(zone).replace(tzinfo=None)
+    if name in ("DAY", "WEEK"):
+        first = datetime(local.year, local.month, local.day)
+        first -= timedelta(days=first.weekday() if name == "WEEK" else 0)
+        after = first + timedelta(days=7 if name == "WEEK" else 1)
+    else:
+        step = _CALENDAR_MONTHS[name]
+        first = datetime(local.year, (local.month - 1) // step * step + 1, 1)
+        total = first.year * 12 + first.month - 1 + step
+        after = datetime(total // 12, total % 12 + 1, 1)
+    return _ms(first.replace(tzinfo=zone)), _ms(after.replace(tzinfo=zone))
+
+
 def bucket_of(ms: int, granularity: str) -> tuple[int, int]:
     """The segment-granularity bucket containing ``ms`` (``Granularity.bucket``)."""
+    if "@" in granularity:
+        name, zone_id = granularity.split("@", 1)
+        return _zoned_bucket(ms, name, _tz(zone_id))
     if granularity == "ALL":
         return ETERNITY_START, ETERNITY_END
     if granularity == "NONE":
