@@ -88,3 +88,13 @@ def test_preflight_warn_loads_a_refused_spec_and_keeps_the_problems_as_warnings(
     assert any("spec.ioConfig.dropExisitng" in w for w in asset.plan.warnings)
     assert asset.plan.spec["spec"]["ioConfig"]["dropExisitng"] is True
     druid_daily_job("typo_job", typo, start_date="2026-10-24", preflight="warn")
+
+
+def test_the_refusal_speaks_of_partitions_def_and_its_zone_not_of_a_dag(spec) -> None:
+    """The rule is the core's; the fixes are in Dagster's words (issue 27 item 7d)."""
+    with pytest.raises(SpecValidationError) as info:
+        druid_daily_asset(spec(), start_date="2026-10-24", timezone="Europe/Berlin", datasource="dg_berlin")
+    text = str(info.value)
+    assert "timetable" not in text and "DAG" not in text and "--allow-unaligned" not in text
+    assert "a UTC partitions_def (timezone 'UTC')" in text
+    assert "the partitions_def's time zone (Europe/Berlin)" in text and '"timeZone": "Europe/Berlin"' in text

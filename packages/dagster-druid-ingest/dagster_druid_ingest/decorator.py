@@ -101,6 +101,7 @@ def druid_assets(
     windows fit the spec's segmentGranularity). Arguments as :func:`~.assets.druid_daily_asset`;
     ``partitions_field`` is the name an alignment refusal gives the partitions (the Component's ``partitions``)."""
     template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key,
+                            timezone=str(getattr(partitions_def, "timezone", "UTC")),  # the refusal's words
                             allow_unaligned=allow_unaligned, preflight=check_preflight(preflight))
     return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key,
                   options=options or WaitOptions(), translator=translator, deps=deps, retry_policy=retry_policy,

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import dagster as dg
-from druid_ingest.planning import IngestionPlan, MsqPlan, Preflight, TemplateSource, build_plan
+from druid_ingest.planning import IngestionPlan, MsqPlan, Preflight, ScheduleTerms, TemplateSource, build_plan
 from druid_ingest.wire import SpecProblem, SpecValidationError
 
 __all__ = ["PartitionWindow", "SpecTemplate", "Template", "daily_partitions", "druid_interval", "probe_days",
@@ -82,6 +82,13 @@ def _utc(moment: datetime) -> str:
 def druid_interval(start: datetime, end: datetime) -> str:
     """``2026-11-01T00:00:00Z/2026-11-02T00:00:00Z``: the form Druid and the core's ids use."""
     return f"{_utc(start)}/{_utc(end)}"
+
+
+def schedule_terms(zone: str) -> ScheduleTerms:
+    """The alignment refusal's fixes in Dagster's words: the partitions definition and its time zone."""
+    return ScheduleTerms(
+        utc_schedule="a UTC partitions_def (timezone 'UTC'), so partitions start and end on UTC bucket boundaries",
+        zone_owner=f"the partitions_def's time zone ({zone})", zone=zone, opt_in="allow_unaligned=True")
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,7 @@ class SpecTemplate:
             self.spec, datasource=self.datasource, intervals=[window.interval], input_locations=locations,
             variables=jinja, idempotency_key=idempotency_key or self.idempotency_key,
             allow_unaligned=self.allow_unaligned, preflight=self.preflight,
+            schedule_terms=schedule_terms(self.timezone),
         )
 
     def loosened(self) -> "SpecTemplate":

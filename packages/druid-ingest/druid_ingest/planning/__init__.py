@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
+    from .spec.alignment import ScheduleTerms
     from .spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
     from .spec.intervals import Period, parse_duration, parse_instant, parse_interval
     from .spec.preflight import Preflight, check_preflight
@@ -31,6 +32,7 @@ _WHERE = {
     "Period": "spec.intervals",
     "Preflight": "spec.preflight",
     "SQL_TASK_PATH": "_msq",
+    "ScheduleTerms": "spec.alignment",
     "SpecFacts": "spec.facts",
     "TemplateSource": "spec.render",
     "attempt_id": "_ids",
@@ -66,6 +68,7 @@ __all__ = [
     "MsqPlan",
     "Period",
     "Preflight",
+    "ScheduleTerms",
     "SpecFacts",
     "TemplateSource",
     "attempt_id",

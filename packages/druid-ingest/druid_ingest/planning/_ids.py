@@ -64,7 +64,8 @@ def canonical_interval(text: str) -> str:
 def _canonical_intervals(spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``spec`` (task shape or bare) with ``granularitySpec.intervals`` canonical, for hashing only:
     the spec sent to Druid keeps the user's spelling."""
-    body = spec.get("spec") if isinstance(spec.get("spec"), dict) else spec
+    wrapped = spec.get("spec")
+    body: dict[str, Any] = wrapped if isinstance(wrapped, dict) else spec
     schema = body.get("dataSchema")
     granularity = schema.get("granularitySpec") if isinstance(schema, dict) else None
     intervals = granularity.get("intervals") if isinstance(granularity, dict) else None

@@ -14,7 +14,7 @@ from typing import Any
 
 from druid_ingest.planning._ids import base_task_id, canonical_json
 from druid_ingest.planning.spec import find_problems, find_warnings, render_spec, spec_facts
-from druid_ingest.planning.spec.alignment import alignment_findings
+from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms, alignment_findings
 from druid_ingest.planning.spec.facts import IngestionMode
 from druid_ingest.planning.spec.preflight import FATAL_HINT, PREFLIGHT_HINT, Preflight, check_preflight, fatal_problems
 from druid_ingest.planning.spec.render import TemplateSource
@@ -66,6 +66,7 @@ def build_plan(
     id_prefix: str = "ingest",
     allow_unaligned: bool = False,
     preflight: Preflight = "fail",
+    schedule_terms: ScheduleTerms = AIRFLOW_TERMS,
 ) -> IngestionPlan:
     """Render ``template`` with the per-run values, validate it (SpecValidationError listing every problem, with
     its JSON path, before any HTTP) and derive the plan. JSON text, a ``.json`` path and Jinja text are all read
@@ -73,6 +74,7 @@ def build_plan(
 
     A replace whose intervals are not on ``segmentGranularity`` bucket boundaries is refused (it would overwrite
     the rest of each bucket it touches: ``spec.alignment``); ``allow_unaligned=True`` makes that a warning.
+    ``schedule_terms``: how the calling face names its schedule in that refusal's fixes (Airflow's by default).
 
     ``preflight="warn"`` is the escape hatch for a check that is wrong about Druid: every pre-flight problem
     becomes a warning in :attr:`IngestionPlan.warnings` and the spec is submitted as is. It does not lift the
@@ -88,11 +90,11 @@ def build_plan(
     fatal = fatal_problems(spec) if problems else []
     if fatal:
         raise SpecValidationError(fatal, FATAL_HINT)
-    unaligned, notes = alignment_findings(spec)
+    unaligned, notes = alignment_findings(spec, schedule_terms)
     if unaligned and not allow_unaligned:
         raise SpecValidationError(
             unaligned, "preflight='warn' does not lift this (it is a certain loss, not a doubt about Druid's rules): "
-            "pass allow_unaligned=True (CLI: --allow-unaligned) to accept it."
+            f"pass {schedule_terms.opt_in} to accept it."
         )
     overridden = [f"pre-flight (preflight='warn', submitted anyway): {p}" for p in problems]
     facts = spec_facts(spec)

@@ -10,6 +10,7 @@ This module names the buckets and the hours that would be lost, and the fixes (d
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -19,7 +20,8 @@ from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.planning.spec.jackson import truthy
 from druid_ingest.wire import SpecProblem
 
-__all__ = ["OPT_IN", "alignment_findings", "finest_aligning", "fmt_span", "fmt_window", "lost_text"]
+__all__ = ["AIRFLOW_TERMS", "OPT_IN", "ScheduleTerms", "alignment_findings", "finest_aligning", "fmt_span",
+           "fmt_window", "lost_text"]
 
 #: the keyword that accepts the loss (the CLI spells it ``--allow-unaligned``)
 OPT_IN = "allow_unaligned"
@@ -29,6 +31,23 @@ _MAX_BUCKETS = 100_000
 _STANDARD_ORDER = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "EIGHT_HOUR", "SIX_HOUR", "HOUR", "THIRTY_MINUTE",
                    "FIFTEEN_MINUTE", "TEN_MINUTE", "FIVE_MINUTE", "MINUTE", "SECOND")
 Span = tuple[datetime, datetime]
+
+
+@dataclass(frozen=True)
+class ScheduleTerms:
+    """How a face names its schedule in the fixes: the rule is the core's, only these words differ per face."""
+
+    #: fix (1): a schedule whose runs start and end on UTC bucket boundaries
+    utc_schedule: str = "a UTC timetable, so runs start and end on UTC bucket boundaries"
+    #: fix (3): whose time zone the period granularity should count in, and the value to write
+    zone_owner: str = "the DAG's time zone"
+    zone: str = "<the DAG's zone, e.g. Europe/Berlin>"
+    #: fix (4): how this face accepts the loss
+    opt_in: str = f"{OPT_IN}=True (CLI: --allow-unaligned)"
+
+
+#: the Airflow operators' and the CLI's words (the default)
+AIRFLOW_TERMS = ScheduleTerms()
 
 
 def _dig(value: Any, *keys: str) -> Any:
@@ -140,25 +159,28 @@ def finest_aligning(start: datetime, end: datetime) -> str | None:
     return None
 
 
-def _fixes(granularity: Any, buckets: Buckets | str, start: datetime, end: datetime) -> str:
+def _fixes(granularity: Any, buckets: Buckets | str, start: datetime, end: datetime, terms: ScheduleTerms) -> str:
     finer = finest_aligning(start, end)
     period = "P1D"
     if isinstance(buckets, Buckets):
         fixed = buckets.unit in ("hours", "minutes", "seconds")
         period = f"P{'T' if fixed else ''}{buckets.count}{buckets.unit[0].upper()}"
     return (
-        "(1) a UTC timetable, so runs start and end on UTC bucket boundaries; "
+        f"(1) {terms.utc_schedule}; "
         f"(2) a segmentGranularity that divides the run's interval, e.g. {finer or 'SECOND'!r}; "
-        f'(3) a period granularity in the DAG\'s time zone, {{"type": "period", "period": "{period}", '
-        '"timeZone": "<the DAG\'s zone, e.g. Europe/Berlin>"}; '
-        f"or (4) {OPT_IN}=True (CLI: --allow-unaligned) to accept the loss"
+        f'(3) a period granularity in {terms.zone_owner}, {{"type": "period", "period": "{period}", '
+        f'"timeZone": "{terms.zone}"}}; '
+        f"or (4) {terms.opt_in} to accept the loss"
     )
 
 
-def alignment_findings(spec: Any) -> tuple[list[SpecProblem], list[SpecProblem]]:
+def alignment_findings(
+    spec: Any, terms: ScheduleTerms = AIRFLOW_TERMS
+) -> tuple[list[SpecProblem], list[SpecProblem]]:
     """(refusals, notes) for a validated task spec: a refusal per interval of a replace that would overwrite
     hours outside the spec's intervals; a note when the granularity is one this check cannot evaluate.
-    Appends and specs without intervals (Druid buckets what the data holds) are never refused."""
+    Appends and specs without intervals (Druid buckets what the data holds) are never refused. ``terms``: the
+    face's words for its schedule in the fixes."""
     spec = as_task_shape(spec)
     if truthy(_dig(spec, "spec", "ioConfig", "appendToExisting")):  # read as Druid reads it: "true" appends
         return [], []
@@ -183,7 +205,7 @@ def alignment_findings(spec: Any) -> tuple[list[SpecProblem], list[SpecProblem]]
         )
         return [], [note]
     if not isinstance(buckets, Buckets):  # NONE: millisecond buckets are always aligned
-        return ([_all_problem(i, text, spans, granularity) for i, text in enumerate(raw)]
+        return ([_all_problem(i, text, spans, granularity, terms) for i, text in enumerate(raw)]
                 if buckets == ALL else [], [])
     covered = _union(spans)
     problems = []
@@ -206,17 +228,17 @@ def alignment_findings(spec: Any) -> tuple[list[SpecProblem], list[SpecProblem]]
             f"bucket it touches, {touched}, with this run's rows only, so what is stored for the "
             f"hours outside the interval would be lost, {lost_text(lost)}",
             value=text,
-            valid="fixes: " + _fixes(granularity, buckets, start, end),
+            valid="fixes: " + _fixes(granularity, buckets, start, end, terms),
         ))
     return problems, []
 
 
-def _all_problem(i: int, text: str, spans: list[Span], granularity: Any) -> SpecProblem:
+def _all_problem(i: int, text: str, spans: list[Span], granularity: Any, terms: ScheduleTerms) -> SpecProblem:
     start, end = spans[i]
     return SpecProblem(
         f"{_PATH}.intervals[{i}]",
         "segmentGranularity ALL makes one bucket of all time: a replace overwrites the whole datasource with this "
         "run's rows, so everything stored outside the intervals would be lost",
         value=text,
-        valid="fixes: " + _fixes(granularity, ALL, start, end),
+        valid="fixes: " + _fixes(granularity, ALL, start, end, terms),
     )
