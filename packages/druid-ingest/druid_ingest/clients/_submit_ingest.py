@@ -45,8 +45,9 @@ def as_plan(
 ) -> IngestionPlan | MsqPlan:
     """A plan (native or MSQ) as is, or one built from a spec dict (validated once, here).
 
-    For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have: the id of
-    the same work must not change between releases); they are not injected into the spec. Use
+    For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have; intervals
+    are read as instants, so any spelling of the spec's own gives the plan's id); they are not injected into the
+    spec. Use
     :func:`~.plan.build_plan` to inject per-run values.
     """
     if isinstance(spec, IngestionPlan | MsqPlan):
