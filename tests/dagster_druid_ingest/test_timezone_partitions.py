@@ -98,3 +98,17 @@ def test_the_refusal_speaks_of_partitions_def_and_its_zone_not_of_a_dag(spec) ->
     assert "timetable" not in text and "DAG" not in text and "--allow-unaligned" not in text
     assert "a UTC partitions_def (timezone 'UTC')" in text
     assert "the partitions_def's time zone (Europe/Berlin)" in text and '"timeZone": "Europe/Berlin"' in text
+
+
+def test_the_msq_refusal_speaks_of_partitions_def_too() -> None:
+    """MSQ's unaligned-window refusal is Druid's own; its fix names the partitions_def, not a timetable."""
+    from dagster_druid_ingest import MsqTemplate
+
+    sql = ("REPLACE INTO dg_msq_berlin OVERWRITE WHERE __time >= TIMESTAMP '{{ interval_start }}' AND __time < "
+           "TIMESTAMP '{{ interval_end }}' SELECT * FROM src PARTITIONED BY DAY")
+    template = MsqTemplate(sql, "dg_msq_berlin", timezone="Europe/Berlin")
+    with pytest.raises(SpecValidationError) as info:
+        template.plan(PartitionWindow.of_day("2026-10-24", "Europe/Berlin"))
+    text = str(info.value)
+    assert "not aligned with PARTITIONED BY granularity" in text
+    assert "timetable" not in text and "a UTC partitions_def (timezone 'UTC')" in text

@@ -129,7 +129,8 @@ def druid_msq_assets(
     """An MSQ Druid asset: ``sql`` (text or a ``Path``) is rendered per partition by the core (docs/msq.md)."""
     wait = options or WaitOptions()
     template = MsqTemplate(sql, datasource, dict(query_context or {}), dict(variables or {}), idempotency_key,
-                           allow_overwrite_all, wait.allow_empty)
+                           allow_overwrite_all, wait.allow_empty,
+                           timezone=str(getattr(partitions_def, "timezone", "UTC")))  # the refusal's words
     return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key, options=wait,
                   translator=translator, deps=deps, retry_policy=retry_policy, field=partitions_field)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from druid_ingest.planning import MsqPlan, build_msq_plan
 
-from dagster_druid_ingest.partitions import PartitionWindow
+from dagster_druid_ingest.partitions import PartitionWindow, schedule_terms
 
 __all__ = ["MsqTemplate"]
 
@@ -28,6 +28,8 @@ class MsqTemplate:
     idempotency_key: str | None = None
     allow_overwrite_all: bool = False
     allow_empty: bool = False
+    #: the partitions' time zone: only the words of an unaligned-window refusal (``schedule_terms``)
+    timezone: str = "UTC"
 
     def text(self) -> str:
         return self.sql.read_text(encoding="utf-8") if isinstance(self.sql, Path) else self.sql
@@ -38,7 +40,7 @@ class MsqTemplate:
             self.text(), intervals=[window.interval], datasource=self.datasource, context=self.query_context,
             variables={"partition_key": window.key, **self.variables},
             idempotency_key=idempotency_key or self.idempotency_key, allow_overwrite_all=self.allow_overwrite_all,
-            allow_empty=self.allow_empty,
+            allow_empty=self.allow_empty, schedule_terms=schedule_terms(self.timezone),
         )
 
     def loosened(self) -> None:

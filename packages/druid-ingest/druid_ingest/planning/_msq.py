@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json, invalid_task_id_reason
 from druid_ingest.planning._msq_partitions import partitioned_by_problem
+from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms
 from druid_ingest.planning.spec.render import render_sql
 from druid_ingest.wire import SpecProblem, SpecValidationError
 
@@ -167,7 +168,8 @@ def _overwrite_problems(text: str, start: datetime, end: datetime, interval: str
 
 
 def check_statement(
-    sql: str, interval: str, *, datasource: str | None = None, allow_overwrite_all: bool = False
+    sql: str, interval: str, *, datasource: str | None = None, allow_overwrite_all: bool = False,
+    schedule_terms: ScheduleTerms = AIRFLOW_TERMS,
 ) -> tuple[str, MsqMode, list[str]]:
     """(datasource, mode, warnings) of a rendered statement; SpecValidationError naming the clause otherwise."""
     text = _strip_comments(sql)
@@ -193,7 +195,7 @@ def check_statement(
                         _overwrite_problems(text, start, end, interval, allow_overwrite_all))
         clause = _OVERWRITE.search(text)
         if clause is not None and clause.group("what").upper() == "WHERE":
-            unaligned, note = partitioned_by_problem(text, start, end)
+            unaligned, note = partitioned_by_problem(text, start, end, schedule_terms)
             problems.extend([unaligned] if unaligned else [])
             warnings.extend([note] if note else [])
     else:
@@ -218,6 +220,7 @@ def build_msq_plan(
     allow_overwrite_all: bool = False,
     allow_empty: bool = False,
     id_prefix: str = "msq",
+    schedule_terms: ScheduleTerms = AIRFLOW_TERMS,
 ) -> MsqPlan:
     """Render ``sql`` for the run's interval, check it (no HTTP) and derive the plan.
 
@@ -228,6 +231,7 @@ def build_msq_plan(
 
     ``failOnEmptyInsert`` defaults to ``not allow_empty``: Druid's default (false) lets a REPLACE whose input is
     missing or empty SUCCEED and replace the interval with tombstones, deleting the day (seen on Druid 33).
+    ``schedule_terms``: the face's words for its schedule in an unaligned-window refusal.
     """
     if len(intervals) != 1:
         raise SpecValidationError([SpecProblem("intervals", "an MSQ statement is planned for exactly one interval",
@@ -238,7 +242,7 @@ def build_msq_plan(
         values["datasource"] = datasource
     rendered = render_sql(sql, values)
     table, mode, warnings = check_statement(rendered, interval, datasource=datasource,
-                                            allow_overwrite_all=allow_overwrite_all)
+                                            allow_overwrite_all=allow_overwrite_all, schedule_terms=schedule_terms)
     ctx = dict(context or {})
     for key in _OWNED_CONTEXT:
         if key in ctx:

@@ -12,7 +12,14 @@ import re
 from datetime import datetime
 from typing import Any
 
-from druid_ingest.planning.spec.alignment import OPT_IN, finest_aligning, fmt_window, lost_text
+from druid_ingest.planning.spec.alignment import (
+    AIRFLOW_TERMS,
+    OPT_IN,
+    ScheduleTerms,
+    finest_aligning,
+    fmt_window,
+    lost_text,
+)
 from druid_ingest.planning.spec.buckets import ALL, Buckets, Unreadable, buckets_of
 from druid_ingest.wire import SpecProblem
 
@@ -56,9 +63,12 @@ def _druid_name(buckets: Buckets | str) -> str:
     return f"{{type=period, period={period}, timeZone=UTC, origin=null}}"
 
 
-def partitioned_by_problem(text: str, start: datetime, end: datetime) -> tuple[SpecProblem | None, str | None]:
+def partitioned_by_problem(
+    text: str, start: datetime, end: datetime, terms: ScheduleTerms = AIRFLOW_TERMS
+) -> tuple[SpecProblem | None, str | None]:
     """(problem, warning) for a REPLACE over ``start/end``: a problem when Druid would refuse the window, a
-    warning when the ``PARTITIONED BY`` form cannot be read (no false refusal)."""
+    warning when the ``PARTITIONED BY`` form cannot be read (no false refusal). ``terms``: the face's words for
+    its schedule."""
     granularity = partitioned_by(text)
     if granularity is None:
         return None, None
@@ -82,7 +92,6 @@ def partitioned_by_problem(text: str, start: datetime, end: datetime) -> tuple[S
     return SpecProblem(
         "sql.PARTITIONED BY",
         f"Druid refuses this statement: {druid_words}{detail}",
-        valid=(f"PARTITIONED BY a granularity the run's interval is made of, e.g. {finer or 'HOUR'}, or a UTC "
-               f"timetable so the window starts and ends on bucket boundaries (there is no {OPT_IN} for MSQ: "
-               "Druid itself refuses it)"),
+        valid=(f"PARTITIONED BY a granularity the run's interval is made of, e.g. {finer or 'HOUR'}, or "
+               f"{terms.utc_schedule} (there is no {OPT_IN} for MSQ: Druid itself refuses it)"),
     ), None
