@@ -15,12 +15,14 @@ from typing import Any, overload
 from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
 from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
 from druid_ingest.ops import (
+    AfterFailedPublish,
     HandoffOutcome,
     IngestionOutcome,
     IngestResult,
     SubmitOutcome,
     TaskOutcome,
     WaitMemory,
+    check_after_failed_publish,
     check_on_never,
 )
 from druid_ingest.ops import _gate_steps as gate
@@ -84,18 +86,18 @@ class ClientFacade(EndpointCalls[Mode]):
     def ensure_submitted(
         self: ClientFacade[SyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
         intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
-        max_attempts: int = 20, allow_empty: bool = False,
+        max_attempts: int = 20, allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
     ) -> SubmitOutcome: ...
     @overload
     def ensure_submitted(
         self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
         intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
-        max_attempts: int = 20, allow_empty: bool = False,
+        max_attempts: int = 20, allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
     ) -> Awaitable[SubmitOutcome]: ...
     def ensure_submitted(
         self, spec: SpecOrPlan, *, datasource: str | None = None, intervals: list[str] | None = None,
         idempotency_key: str | None = None, id_prefix: str = "ingest", max_attempts: int = 20,
-        allow_empty: bool = False,
+        allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
     ) -> Any:
         """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
 
@@ -103,39 +105,48 @@ class ClientFacade(EndpointCalls[Mode]):
         raises SpecValidationError before any HTTP call). A new submit of a native ``dropExisting`` replace first
         probes its input through the sampler: 0 rows raises DruidEmptyInputError, nothing submitted; a refused
         probe submits anyway (``SubmitOutcome.input_probe`` says which). ``allow_empty=True``: no probe.
+        After a FAILED attempt of an append that may have published, DruidMayHavePublishedError and nothing
+        submitted, unless ``after_failed_publish="resubmit"`` (druid-contract §attempts).
         """
+        rule = check_after_failed_publish(after_failed_publish)
         plan = as_plan(spec, datasource=datasource, intervals=intervals, idempotency_key=idempotency_key,
                        id_prefix=id_prefix)
-        return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty))
+        return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty,
+                                              after_failed_publish=rule))
 
     @overload
     def ingest(
         self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
         handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
         allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+        after_failed_publish: AfterFailedPublish = "fail",
     ) -> IngestResult: ...
     @overload
     def ingest(
         self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
         handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
         allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
+        after_failed_publish: AfterFailedPublish = "fail",
     ) -> Awaitable[IngestResult]: ...
     def ingest(
         self, spec: SpecOrPlan, *, task_timeout: float = 43200.0, handoff_timeout: float | None = 3600.0,
         schedule: PollSchedule | None = None, on_never: str = "fail", allow_empty: bool = False,
         idempotency_key: str | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
     ) -> Any:
         """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
 
         Raises DruidTaskFailedError when the task FAILED (its message holds the full errorMsg, row stats and first
         unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``;
         its subclass DruidEmptyInputError before any submit when a dropExisting replace's input is empty),
-        DruidWaitTimeoutError. ``handoff_timeout=None`` stops at SUCCESS.
+        DruidWaitTimeoutError, DruidMayHavePublishedError (see ``ensure_submitted``). ``handoff_timeout=None`` stops
+        at SUCCESS.
         """
+        rule = check_after_failed_publish(after_failed_publish)
         plan = as_plan(spec, idempotency_key=idempotency_key)
         op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
-                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, memory=self._memory(True))
+                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, memory=self._memory(True),
+                       after_failed_publish=rule)
         return self._run(op, on_progress)
 
     @overload

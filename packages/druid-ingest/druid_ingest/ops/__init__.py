@@ -14,6 +14,7 @@ from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
+    from ._evidence import AFTER_FAILED_PUBLISH, AfterFailedPublish, check_after_failed_publish
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "AFTER_FAILED_PUBLISH": "_evidence",
+    "AfterFailedPublish": "_evidence",
+    "check_after_failed_publish": "_evidence",
     "ProgressItem": "_progress",
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
@@ -65,8 +69,10 @@ __getattr__ = lazy_face(__name__, _WHERE, globals())
 
 
 __all__ = [
+    "AFTER_FAILED_PUBLISH",
     "PROBE_READ_OK",
     "SHUTDOWN_RETRY",
+    "AfterFailedPublish",
     "HandoffOutcome",
     "IngestResult",
     "IngestionOutcome",
@@ -83,6 +89,7 @@ __all__ = [
     "WaitMemory",
     "capacity_verdict",
     "ceiling_from_locks",
+    "check_after_failed_publish",
     "check_on_never",
     "describe_progress",
     "direct",

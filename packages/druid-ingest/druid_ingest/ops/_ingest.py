@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from druid_ingest.ops._evidence import AfterFailedPublish
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
@@ -27,6 +28,7 @@ def ingest(
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
     memory: WaitMemory | None = None,
+    after_failed_publish: AfterFailedPublish = "fail",
 ) -> Operation[IngestResult]:
     """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
 
@@ -36,7 +38,8 @@ def ingest(
     """
     check_on_never(on_never)
     # allow_empty also turns off the pre-submit input probe of a dropExisting replace (operations.probe_input)
-    submitted = yield from ensure_submitted(plan, max_attempts, allow_empty=allow_empty)
+    submitted = yield from ensure_submitted(plan, max_attempts, allow_empty=allow_empty,
+                                            after_failed_publish=after_failed_publish)
     start = clock()
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,

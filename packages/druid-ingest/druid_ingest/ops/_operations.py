@@ -18,6 +18,7 @@ from druid_ingest.api import (
     task_failed_error,
 )
 from druid_ingest.api import _endpoints as ep
+from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
 from druid_ingest.ops._handoff import version_key
 from druid_ingest.ops._input_probe import empty_input_error, probe_line, probe_request, wants_probe
 from druid_ingest.ops._results import SubmitOutcome
@@ -73,7 +74,8 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
 
 
 def ensure_submitted(
-    plan: IngestionPlan | MsqPlan, max_attempts: int = 20, *, allow_empty: bool = False
+    plan: IngestionPlan | MsqPlan, max_attempts: int = 20, *, allow_empty: bool = False,
+    after_failed_publish: AfterFailedPublish = "fail",
 ) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
 
@@ -85,6 +87,8 @@ def ensure_submitted(
     retried POST that Druid had accepted) is resolved by reading that task's status, never assumed.
     Before the first submit POST of a native ``dropExisting`` replace its input is probed (:func:`probe_input`,
     unless ``allow_empty``): an empty input raises DruidEmptyInputError and nothing is submitted.
+    Before the next attempt after a FAILED one, that attempt's report is read (``_evidence``): an append whose
+    failed attempt may have published raises DruidMayHavePublishedError unless ``after_failed_publish="resubmit"``.
     """
     base_id = plan.base_task_id
     ids = [attempt_id(base_id, attempt) for attempt in range(max_attempts)]
@@ -92,18 +96,24 @@ def ensure_submitted(
     latest = max((attempt for attempt, task_id in enumerate(ids) if task_id in known), default=None)
     if latest is not None and known[ids[latest]].state != FAILED:
         return SubmitOutcome(ids[latest], "adopted", latest, known[ids[latest]].state, base_id)
+    previous: str | None = None
+    failed = known[ids[latest]] if latest is not None else None
     probed: str | None = None
     for attempt in range(0 if latest is None else latest + 1, max_attempts):
         task_id = ids[attempt]
+        if failed is not None:  # read what the FAILED attempt left before its successor (may raise)
+            report = yield from report_summary(failed.task_id)
+            previous = next_attempt_line(plan, failed, task_id, report, after_failed_publish)
         if probed is None and wants_probe(plan, allow_empty):
             probed = yield from probe_input(plan)
         try:
             yield from _submit(plan, task_id)
-            return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id, probed)
+            return SubmitOutcome(task_id, "submitted", attempt, "RUNNING", base_id, probed, previous)
         except DuplicateTaskIdError:
             status = yield from _status_after_duplicate(task_id)
         if status.state != FAILED:
             return SubmitOutcome(task_id, "adopted", attempt, status.state, base_id)
+        failed = status  # a racing submitter's attempt FAILED: its evidence decides the next one
     raise DruidError(
         f"{max_attempts} attempts of {base_id} all FAILED; not submitting again. Inspect the failures, "
         "then pass a new idempotency key to start a fresh series"

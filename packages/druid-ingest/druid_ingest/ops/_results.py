@@ -17,7 +17,8 @@ class SubmitOutcome:
     """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``.
 
     ``input_probe``: the one line the pre-submit input probe left (``input probe: ...`` or ``input probe
-    skipped: <why>``), None when none ran (adopted, append, allow_empty, MSQ).
+    skipped: <why>``), None when none ran (adopted, append, allow_empty, MSQ). ``previous_attempt``: why the
+    attempt after a FAILED one was submitted (``_evidence.next_attempt_line``), None for attempt 0 or an adoption.
     """
 
     task_id: str
@@ -26,6 +27,7 @@ class SubmitOutcome:
     state: str
     base_id: str
     input_probe: str | None = None
+    previous_attempt: str | None = None
 
     @property
     def input_probe_warns(self) -> bool:

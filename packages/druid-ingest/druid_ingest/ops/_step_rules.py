@@ -39,9 +39,12 @@ def capacity_verdict(peak_slots: int, read_capacity: Callable[[], ClusterCapacit
 
 
 def submit_lines(outcome: SubmitOutcome, described: str, console_url: str | None) -> list[StepLine]:
-    """What a step says after ``ensure_submitted``: the input probe's line (a warning when it was skipped or
-    indexed nothing), then which task it submitted or adopted, with the console URL."""
+    """What a step says after ``ensure_submitted``: why a FAILED attempt's successor was submitted, the input
+    probe's line (a warning when it was skipped or indexed nothing), then which task it submitted or adopted,
+    with the console URL."""
     lines: list[StepLine] = []
+    if outcome.previous_attempt is not None:
+        lines.append(("warning", outcome.previous_attempt))
     if outcome.input_probe is not None:
         lines.append(("warning" if outcome.input_probe_warns else "info", outcome.input_probe))
     if outcome.action == "submitted":

@@ -155,6 +155,8 @@ def report(task: FakeTask, now: float) -> dict[str, Any] | None:
         }
         return {"ingestionStatsAndErrors": {"type": "ingestionStatsAndErrors", "taskId": task.id,
                                             "payload": payload}}
+    if not task.plan.report:
+        return None
     if parallel and task.parsed.partitions_type == "range" and (task.state == "FAILED"
                                                                 or task.published_count is None):
         # Druid 33 (RECORDED.md §2, §12): a failed range-partitioned supervisor, and one whose input had no

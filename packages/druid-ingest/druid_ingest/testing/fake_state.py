@@ -25,7 +25,7 @@ from druid_ingest.testing.fake_segments import (
     overshadowed_ids,
     rule_replicas,
 )
-from druid_ingest.testing.fake_tasks import FakeTask, ParsedTask, TaskPlan
+from druid_ingest.testing.fake_tasks import DISAPPEARED, FakeTask, ParsedTask, TaskPlan
 from druid_ingest.testing.fake_time import format_instant, now_iso, overlaps
 
 __all__ = ["ClusterState"]
@@ -320,6 +320,10 @@ class ClusterState:
             return
         task._segments = self._publish(task, t)
         task.published_count = len(task._segments)
+        if plan.failed_after_publish:  # the publish committed, then the worker vanished (druid-contract §attempts)
+            task.ingestion_state = "COMPLETED"
+            self._finish(task, t, "FAILED", DISAPPEARED)
+            return
         if parsed.await_ms > 0:
             # druid-contract §handoff "How Druid itself waits": the task keeps its slot until handoff or timeout;
             # SUCCESS either way.

@@ -12,6 +12,7 @@ from druid_ingest.testing.fake_segments import FakeSegment
 from druid_ingest.testing.fake_time import buckets, normalize_granularity, parse_interval
 
 __all__ = [
+    "DISAPPEARED",
     "TASK_CLASSES",
     "FakeTask",
     "InvalidInputError",
@@ -49,12 +50,19 @@ class InvalidInputError(Exception):
     druidException."""
 
 
+#: the Overlord's errorMsg for a task whose worker vanished while it ran (Druid 33, seen after a SIGKILLed Indexer)
+DISAPPEARED = "This task disappeared on the worker where it was assigned. See overlord logs for more details."
+
+
 @dataclass
 class TaskPlan:
     """How the next fake task ends. ``duration`` (s of RUNNING) overrides FakeDruid's ``task_duration``.
 
     ``report_segments_published=False`` writes the report without ``segmentsPublished``, as Druid releases
-    before the field existed do.
+    before the field existed do. ``failed_after_publish``: the task publishes its segments (COMPLETED in its
+    report), then ends FAILED as when its worker dies between the publish commit and the status report (Druid 33:
+    "This task disappeared on the worker where it was assigned"; druid-contract §attempts). ``report=False``: the
+    task leaves no report (404), as a worker killed before writing it.
     """
 
     outcome: str = "SUCCESS"
@@ -64,6 +72,8 @@ class TaskPlan:
     unparseable: int = 0
     thrown_away: int = 0
     report_segments_published: bool = True
+    failed_after_publish: bool = False
+    report: bool = True
 
     def __post_init__(self) -> None:
         if self.outcome not in ("SUCCESS", "FAILED"):

@@ -17,6 +17,7 @@ __all__ = [
     "DruidError",
     "DruidFatalError",
     "DruidLeaderUnavailableError",
+    "DruidMayHavePublishedError",
     "DruidNotFoundError",
     "DruidProtocolError",
     "DruidProxyError",
@@ -156,6 +157,21 @@ class DuplicateTaskIdError(DruidFatalError):
     def __init__(self, task_id: str, **kwargs: Any) -> None:
         self.task_id = task_id
         super().__init__(f"Druid task id {task_id!r} already exists", **kwargs)
+
+
+class DruidMayHavePublishedError(DruidFatalError):
+    """An append's previous attempt ended FAILED but may have published its segments: nothing was submitted.
+
+    Druid can mark a task FAILED after its publish committed (the worker vanished between the metadata commit and
+    its status report; druid-contract §attempts), so running the append again could add its rows twice. Raised by
+    ``ensure_submitted`` before the next attempt's POST; fatal: every retry would stop at the same evidence.
+    ``task_id`` is the failed attempt, ``next_id`` the attempt that was not submitted.
+    """
+
+    def __init__(self, message: str, *, task_id: str, next_id: str) -> None:
+        self.task_id = task_id
+        self.next_id = next_id
+        super().__init__(message)
 
 
 class UnknownTaskError(DruidFatalError):
