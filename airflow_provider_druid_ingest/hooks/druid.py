@@ -21,7 +21,7 @@ from druid_ingest.wire import ClusterConfig, DruidError
 if TYPE_CHECKING:
     from airflow.sdk import Connection
     from druid_ingest.clients import AsyncDruidClient, DruidClient
-    from druid_ingest.ops import SubmitOutcome
+    from druid_ingest.ops import AfterFailedPublish, SubmitOutcome
     from druid_ingest.planning import IngestionPlan, MsqPlan
     from druid_ingest.wire import RetryPolicy
 
@@ -191,13 +191,14 @@ class DruidHook(BaseHook):
         return rows
 
     def ensure_submitted(
-        self, client: DruidClient, plan: IngestionPlan | MsqPlan, *, allow_empty: bool = False
+        self, client: DruidClient, plan: IngestionPlan | MsqPlan, *, allow_empty: bool = False,
+        after_failed_publish: AfterFailedPublish = "fail",
     ) -> SubmitOutcome:
         """``client.ensure_submitted`` (adopt the live/succeeded task for this work, or submit the next attempt),
         reported to hook lineage: the datasource as output asset, the spec's input source as input assets."""
         from airflow_provider_druid_ingest.common.hook_lineage import report_submit
 
-        outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
+        outcome = client.ensure_submitted(plan, allow_empty=allow_empty, after_failed_publish=after_failed_publish)
         report_submit(self, self.druid_conn_id, plan.datasource, getattr(plan, "spec", None),
                       client.config.base_url("broker"))
         return outcome

@@ -26,7 +26,7 @@ from airflow_provider_druid_ingest.links import DruidTaskLink
 if TYPE_CHECKING:
     from airflow.sdk import Context
     from druid_ingest.clients import DruidClient
-    from druid_ingest.ops import SubmitOutcome
+    from druid_ingest.ops import AfterFailedPublish, SubmitOutcome
     from druid_ingest.planning import IngestionPlan
     from druid_ingest.wire import RetryPolicy
 
@@ -56,6 +56,9 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
     :param allow_empty: an empty interval is intended (a holiday). By default a ``dropExisting`` replace first
         probes its input through Druid's sampler (one POST before the submit) and fails, submitting nothing, when
         it reads no row: Druid would replace the interval's data with tombstones. True: no probe.
+    :param after_failed_publish: ``"fail"`` (default): when the previous attempt of an append ended FAILED but may
+        have published (Druid can fail a task after its publish committed), fail without submitting again, naming
+        the SQL that tells; ``"resubmit"``: submit the next attempt anyway (docs/druid-contract.md §attempts).
     :param preflight: ``"fail"`` (default) refuses a spec pre-flight finds wrong, before any HTTP; ``"warn"``
         (the escape hatch when Druid accepts the spec and the check is wrong) logs every problem as a warning
         and submits the spec as is. A spec without a datasource, with unparseable intervals or non-JSON values
@@ -81,13 +84,17 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
         allow_unaligned: bool = False,
         allow_empty: bool = False,
         preflight: Preflight = "fail",
+        after_failed_publish: AfterFailedPublish = "fail",
         **kwargs: Any,
     ) -> None:
+        from druid_ingest.ops import check_after_failed_publish
+
         self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
         self.allow_empty = allow_empty
         self.preflight = check_preflight(preflight)  # a typo fails at DAG parse, not at the run
+        self.after_failed_publish = check_after_failed_publish(after_failed_publish)
         self.spec = spec
         self.datasource = datasource
         self.intervals = intervals
@@ -183,7 +190,8 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
 
     def ensure(self, client: DruidClient, plan: IngestionPlan) -> SubmitOutcome:
         """Adopt a live/succeeded task for this work, or submit the next attempt; log which, with the URL."""
-        outcome = self.hook.ensure_submitted(client, plan, allow_empty=self.allow_empty)
+        outcome = self.hook.ensure_submitted(client, plan, allow_empty=self.allow_empty,
+                                             after_failed_publish=self.after_failed_publish)
         self._lineage_task_id, self._lineage_url = outcome.task_id, client.config.base_url("broker")
         from druid_ingest.ops import submit_lines
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import dagster as dg
-from druid_ingest.ops import HandoffOutcome
+from druid_ingest.ops import AfterFailedPublish, HandoffOutcome
 from druid_ingest.planning import IngestionPlan, Preflight, TemplateSource, check_preflight
 
 from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
@@ -59,7 +59,8 @@ def materialize_partition(context: dg.AssetExecutionContext, config: DruidRunCon
     with druid.get_client() as client:
         with as_failures():
             check_capacity(client, plan, context.log)
-            submitted = submit(client, plan, context.log, allow_empty=options.allow_empty)
+            submitted = submit(client, plan, context.log, allow_empty=options.allow_empty,
+                               after_failed_publish=options.after_failed_publish)
         metadata = submit_metadata(plan, submitted, client.config.console_task_url(submitted.task_id))
         with as_failures(metadata):
             task = watch_task(client, druid, submitted.task_id, options, context.log)
@@ -102,6 +103,7 @@ def druid_daily_asset(
     timezone: str = "UTC",
     allow_unaligned: bool = False,
     preflight: Preflight = "fail",
+    after_failed_publish: AfterFailedPublish = "fail",
 ) -> DruidDailyAsset:
     """A daily (UTC) partitioned asset ingesting ``spec`` into Druid, one partition per Druid interval.
 
@@ -126,13 +128,15 @@ def druid_daily_asset(
         (the rest of each bucket is overwritten: data loss) as a warning instead of refusing it
     :param preflight: ``"warn"``: the escape hatch when Druid accepts a spec pre-flight refuses; every problem
         becomes a plan warning (step log and metadata) and the spec is submitted as is (core ``build_plan``)
+    :param after_failed_publish: ``"fail"`` (default): a retry of an append whose FAILED attempt may have
+        published fails without submitting again; ``"resubmit"``: submit anyway (docs/druid-contract.md §attempts)
     """
     partitions_def = daily_partitions(start_date, end_date, end_offset, timezone)
     template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key, timezone, allow_unaligned,
                             check_preflight(preflight))
     plan = template.check_at_load(partitions_def.start.strftime("%Y-%m-%d"))  # a bad spec fails at load
     options = WaitOptions(task_timeout, handoff_timeout, on_never, allow_empty, shutdown_on_terminate,
-                          shutdown_on_timeout)
+                          shutdown_on_timeout, after_failed_publish)
 
     @dg.asset(
         name=name or plan.datasource,

@@ -59,7 +59,8 @@ def druid_ingest_ops(
             plan = template.plan(PartitionWindow.of_context(context), key)
             with druid.get_client() as client:
                 check_capacity(client, plan, context.log)
-                outcome = submit(client, plan, context.log, allow_empty=wait_options.allow_empty)
+                outcome = submit(client, plan, context.log, allow_empty=wait_options.allow_empty,
+                                 after_failed_publish=wait_options.after_failed_publish)
                 url = client.config.console_task_url(outcome.task_id)
         return dg.Output(outcome.task_id, metadata=submit_metadata(plan, outcome, url))
 

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import dagster as dg
 from druid_ingest.api import HandoffResult, HandoffTarget
 from druid_ingest.ops import (
+    AfterFailedPublish,
     ProgressLines,
     StepLine,
     SubmitOutcome,
     TaskOutcome,
     capacity_verdict,
+    check_after_failed_publish,
     check_on_never,
     shutdown_task,
     submit_lines,
@@ -53,9 +55,12 @@ class WaitOptions:
     allow_empty: bool = False
     shutdown_on_terminate: bool = True
     shutdown_on_timeout: bool = True
+    #: "fail": an append whose FAILED attempt may have published is not run again; "resubmit": it is (core rule)
+    after_failed_publish: AfterFailedPublish = "fail"
 
     def __post_init__(self) -> None:
         check_on_never(self.on_never)
+        check_after_failed_publish(self.after_failed_publish)
 
 
 def check_capacity(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log) -> None:
@@ -74,13 +79,13 @@ def _say(log: Log, line: StepLine) -> None:
 
 
 def submit(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log, *,
-           allow_empty: bool = False) -> SubmitOutcome:
+           allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail") -> SubmitOutcome:
     """Adopt the live or succeeded task for this work, or submit the next attempt; log which. A new submit of a
     ``dropExisting`` replace probes its input first (unless ``allow_empty``): DruidEmptyInputError, nothing sent,
     when the sampler reads no row; the probe's line is logged (a warning when it was skipped)."""
     for warning in plan.warnings:
         log.warning(f"Druid spec: {warning}")
-    outcome = client.ensure_submitted(plan, allow_empty=allow_empty)
+    outcome = client.ensure_submitted(plan, allow_empty=allow_empty, after_failed_publish=after_failed_publish)
     for line in submit_lines(outcome, plan.describe(), client.config.console_task_url(outcome.task_id)):
         _say(log, line)
     return outcome

@@ -49,6 +49,30 @@ def test_failed_task_then_retry_submits_exactly_one_new_attempt(druid_conn, cont
     assert len(posts(druid_conn)) == 2
 
 
+def test_a_retried_append_whose_failed_attempt_published_fails_without_a_second_submit(druid_conn, context):
+    """Issue 27 item 1: the worker died after the publish; the retry must not add the rows again."""
+    druid_conn.plan_next_task(TaskPlan(failed_after_publish=True))
+    op = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False, **FAST)
+    with pytest.raises(AirflowException, match="disappeared on the worker"):
+        op.execute(context)
+    retry = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False, **FAST)
+    with pytest.raises(AirflowFailException, match="may have published") as info:  # fatal: no retry spent
+        retry.execute({**context, "ti": FakeTI()})
+    assert "after_failed_publish='resubmit'" in str(info.value) and 'SELECT COUNT(*) AS "rows" FROM "wiki"' in str(
+        info.value)
+    assert len(posts(druid_conn)) == 1
+    resubmit = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False,
+                                   after_failed_publish="resubmit", **FAST)
+    assert resubmit.execute({**context, "ti": FakeTI()}).endswith("_r1")
+
+
+def test_after_failed_publish_is_checked_at_dag_parse():
+    from druid_ingest.wire import SpecValidationError
+
+    with pytest.raises(SpecValidationError, match="after_failed_publish"):
+        DruidIngestOperator(task_id="i", spec=spec(), after_failed_publish="always")
+
+
 def test_unknown_or_missing_event_fails_loudly():
     op = DruidIngestOperator(task_id="i", spec=spec())
     for bad in (None, {"status": "weird"}):
