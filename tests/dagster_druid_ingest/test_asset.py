@@ -110,8 +110,10 @@ def test_a_step_retry_policy_resubmits_after_failed_in_one_run(fake_druid: FakeD
 
 
 def test_an_empty_ingestion_fails_clearly_and_burns_no_retry(fake_druid: FakeDruid, druid, spec) -> None:
-    # the sampler is not reachable (404): the input probe is skipped, the after-task verdict must catch it
-    fake_druid.add_fault(Fault("POST", SAMPLER, status=404, times=None))
+    # the sampler sees a row the task will not have (the input changed after the probe): the after-task verdict
+    # must catch it
+    fake_druid.add_fault(Fault("POST", SAMPLER, kind="status", status=200, content_type="application/json",
+                               body='{"numRowsRead": 1, "numRowsIndexed": 1, "data": []}', times=None))
     fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # range partitioning, no rows: SUCCESS + errorMsg
     events = druid_daily_asset(spec(dynamic=False, k=2), start_date="2026-11-01", input_locations=[LOCATION],
                                datasource="dg_empty", retry_policy=dg.RetryPolicy(max_retries=2))

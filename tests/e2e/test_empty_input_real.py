@@ -142,3 +142,25 @@ def test_the_fake_sampler_answers_as_druid_33_does(druid_url, spec_template, eve
                 assert {"numRowsRead", "numRowsIndexed", "data"} <= set(real_json) & set(fake_json)
             else:
                 assert real_json == fake_json, name
+
+
+def test_an_input_holding_another_days_rows_is_refused_and_the_day_keeps_its_rows(
+    real, spec_template, events_dir, expected
+):
+    """Issue 27 item 2, on Druid 33: a hashed dropExisting replace of a day whose folder holds only another day's
+    file. Druid would drop those rows (outside the interval) and tombstone the day (2000 -> 0 rows, seen); the
+    probe reads their ``__time`` and refuses before any submit."""
+    day, other = "2026-11-04", "2026-11-05"
+    before = loaded_day(real, spec_template, events_dir, expected, day)
+    spec = replace_from(spec_template, events_dir / other, day)
+    spec["spec"]["tuningConfig"].update(forceGuaranteedRollup=True,
+                                        partitionsSpec={"type": "hashed", "numShards": 2})
+    submitted_before = task_ids(real)
+    with pytest.raises(DruidEmptyInputError) as info:
+        real.ensure_submitted(spec, idempotency_key=f"wrong-day-{time.time_ns()}")
+    text = str(info.value)
+    print(f"\n[e2e] wrong-day input refused: {text}")
+    assert f"all with __time {other}" in text and f"outside {day_interval(day)}" in text, text
+    assert "nothing was submitted" in text and "allow_empty=True" in text
+    assert task_ids(real) == submitted_before  # no task reached the Overlord
+    assert day_counts(real, DS, day) == before and hours(real, day) == 24

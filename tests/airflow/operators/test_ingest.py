@@ -150,8 +150,10 @@ def _range_spec() -> dict:
 def test_an_empty_input_fails_with_druids_message_unless_allowed(druid_conn, context):
     """Druid 33 answers SUCCESS with errorMsg "No valid rows for range partitioning..." for an input without rows
     and publishes nothing: that must not go green with the old data still in place. Here Druid's sampler is not
-    reachable (404), so the pre-submit input probe is skipped and the after-task verdict must catch it."""
-    druid_conn.add_fault(Fault("POST", SAMPLER, status=404, times=None))
+    sampler answers with a row the task will not have (a stand-in for an input that changed after the probe), so
+    the after-task verdict must catch it."""
+    druid_conn.add_fault(Fault("POST", SAMPLER, kind="status", status=200, content_type="application/json",
+                               body='{"numRowsRead": 1, "numRowsIndexed": 1, "data": []}', times=None))
     druid_conn.plan_next_task(TaskPlan(rows_per_bucket=0))
     op = DruidIngestOperator(task_id="i", spec=_range_spec(), deferrable=False, **FAST)
     with pytest.raises(AirflowFailException) as empty:
@@ -227,15 +229,15 @@ def test_allow_empty_submits_the_empty_replace_without_a_probe(druid_conn, conte
     assert len(posts(druid_conn)) == 1 and not [r for r in druid_conn.requests if r.path == SAMPLER]
 
 
-def test_a_refused_probe_is_logged_and_the_task_submitted(druid_conn, context, caplog, capsys):
+def test_a_refused_probe_fails_the_task_before_submit_naming_state_write(druid_conn, context):
     druid_conn.add_fault(Fault("POST", SAMPLER, status=403, times=None, content_type="application/json",
                                body='{"Access-Check-Result": "Unauthorized"}'))
     op = DruidIngestOperator(task_id="i", spec=_dynamic_replace(), deferrable=False, **FAST)
-    with caplog.at_level("WARNING"):
-        assert op.execute(context) == context["ti"].xcom["druid_task_id"]
-    assert len(posts(druid_conn)) == 1
-    logged = caplog.text + capsys.readouterr().out  # Airflow's task logger writes through structlog
-    assert "input probe skipped: the sampler did not answer" in logged and "HTTP 403" in logged, logged[-2000:]
+    with pytest.raises(AirflowFailException) as info:  # fatal: a retry would be refused the same way
+        op.execute(context)
+    text = str(info.value)
+    assert "STATE WRITE" in text and "HTTP 403" in text and "allow_empty=True" in text, text
+    assert len(posts(druid_conn)) == 0
 
 
 # ---- the pre-flight escape hatch (issue 18) ------------------------------------------------------------------

@@ -142,9 +142,11 @@ def test_an_empty_ingestion_is_an_error_of_its_own_with_druids_words(fake_druid:
     from druid_ingest.wire._errors import DruidEmptyIngestionError
 
     client = make_client()
-    # a Druid whose sampler cannot be reached (404): the pre-submit input probe is skipped, the task runs, and the
+    # the sampler sees a row the task will not have (the input changed after the probe): the task runs, and the
     # after-task verdict must still catch the empty ingestion
-    fake_druid.add_fault(Fault("POST", "/druid/indexer/v1/sampler", status=404, times=None))
+    fake_druid.add_fault(Fault("POST", "/druid/indexer/v1/sampler", kind="status", status=200,
+                               content_type="application/json",
+                               body='{"numRowsRead": 1, "numRowsIndexed": 1, "data": []}', times=None))
     fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # range partitioning, no rows: SUCCESS + errorMsg
     spec = day_spec()
     spec["spec"]["tuningConfig"]["maxNumConcurrentSubTasks"] = 2

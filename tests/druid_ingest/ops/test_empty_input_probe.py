@@ -11,6 +11,7 @@ import time
 
 import pytest
 from druid_ingest.testing import FakeDruid, Fault, TaskPlan
+from druid_ingest.wire import DruidError, DruidInputProbeError, DruidInputProbeRefusedError, is_fatal
 from druid_ingest.wire._errors import DruidEmptyIngestionError, DruidEmptyInputError
 from druid_ingest.wire._retry import RetryPolicy
 
@@ -100,17 +101,54 @@ def test_rows_read_but_none_indexed_warns_and_submits(fake_druid: FakeDruid, mak
     ],
     ids=["404", "405", "403", "400", "500", "timeout"],
 )
-def test_a_refused_probe_never_blocks_the_submit(fake_druid: FakeDruid, make_client, fault: Fault,
-                                                 why: str) -> None:
+def test_a_probe_that_cannot_run_stops_the_replace_before_submit(fake_druid: FakeDruid, make_client, fault: Fault,
+                                                                  why: str) -> None:
+    """Issue 27 item 3: the probe fails closed. A sampler that cannot be asked must not let an empty input
+    tombstone the interval: nothing is submitted, the error names the cause and the opt-out."""
     retry = RetryPolicy(max_attempts=2, initial_delay=0.02, max_delay=0.05, deadline=10)
     client = make_client(retry=retry)
+    old_day(fake_druid)
     fake_druid.add_fault(fault)
-    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # even over an empty input: the probe could not tell
-    outcome = client.ensure_submitted(day_spec(dynamic=True))
+    fake_druid.plan_next_task(TaskPlan(rows_per_bucket=0))  # an empty input the probe cannot see
+    with pytest.raises(DruidError) as info:
+        client.ensure_submitted(day_spec(dynamic=True))
+    text = str(info.value)
+    assert why in text and "nothing was submitted" in text and "allow_empty=True" in text, text
+    transient = why in ("HTTP 500", "timed out")
+    assert isinstance(info.value, DruidInputProbeError if transient else DruidInputProbeRefusedError)
+    assert is_fatal(info.value) is not transient  # a 5xx or a timeout may pass on the next try
+    if why == "HTTP 403":
+        assert "STATE WRITE" in text and "POST /druid/indexer/v1/sampler" in text
+    assert submits(fake_druid) == 0
+    assert [s["version"] for s in fake_druid.used_segments("events_web")] == ["2020-01-01T00:00:00.000Z"]
+    outcome = client.ensure_submitted(day_spec(dynamic=True), allow_empty=True)  # the opt-out
     assert outcome.action == "submitted" and submits(fake_druid) == 1
-    assert (outcome.input_probe or "").startswith("input probe skipped: "), outcome.input_probe
-    assert why in (outcome.input_probe or ""), outcome.input_probe
-    assert outcome.input_probe_warns
+
+
+def test_rows_all_outside_the_interval_are_an_empty_input(fake_druid: FakeDruid, make_client) -> None:
+    """Issue 27 item 2: the folder held only the previous day's file; Druid would have tombstoned the day."""
+    client = make_client()
+    old_day(fake_druid)
+    fake_druid.plan_next_task(TaskPlan(rows_outside=True))
+    with pytest.raises(DruidEmptyInputError) as info:
+        client.ensure_submitted(day_spec(dynamic=True))
+    text = str(info.value)
+    for part in ("read 1 row(s)", "all with __time 2026-10-31T00:00:00.000Z,", f"outside {DAY}",
+                 "nothing was submitted", "allow_empty=True"):
+        assert part in text, (part, text)
+    assert submits(fake_druid) == 0 and samples(fake_druid) == 1
+    assert [s["version"] for s in fake_druid.used_segments("events_web")] == ["2020-01-01T00:00:00.000Z"]
+
+
+def test_one_row_inside_the_interval_submits(fake_druid: FakeDruid, make_client) -> None:
+    """An unsorted or multi-day input: the sample holds one row of the day, the rest of another day."""
+    client = make_client()
+    body = ('{"numRowsRead": 3, "numRowsIndexed": 3, "data": [{"parsed": {"__time": 1793404800000}}, '
+            '{"parsed": {"__time": 1793491200000}}, {"parsed": {"__time": 1793404800001}}]}')  # 10-31, 11-01, 10-31
+    fake_druid.add_fault(Fault("POST", SAMPLER, kind="status", status=200, body=body,
+                               content_type="application/json", times=1))
+    outcome = client.ensure_submitted(day_spec(dynamic=True))
+    assert outcome.action == "submitted" and (outcome.input_probe or "").startswith("input probe: the sampler read 3")
 
 
 def test_adopting_an_existing_task_never_probes(fake_druid: FakeDruid, make_client) -> None:
@@ -149,10 +187,10 @@ def test_a_hanging_sampler_costs_one_capped_read_never_a_retry(fake_druid: FakeD
     client = make_client(read_timeout=10.0)
     fake_druid.add_fault(Fault("POST", SAMPLER, kind="delay", delay=4.0, times=None))
     started = time.monotonic()
-    outcome = client.ensure_submitted(day_spec(dynamic=True))
+    with pytest.raises(DruidInputProbeError, match="timed out"):
+        client.ensure_submitted(day_spec(dynamic=True))
     elapsed = time.monotonic() - started
-    assert outcome.action == "submitted" and "timed out" in (outcome.input_probe or ""), outcome.input_probe
-    assert samples(fake_druid) == 1 and elapsed < 3.0, elapsed
+    assert samples(fake_druid) == 1 and submits(fake_druid) == 0 and elapsed < 3.0, elapsed
 
 
 def test_no_row_within_the_samplers_budget_is_refused_as_possibly_slow_not_as_empty(fake_druid: FakeDruid,

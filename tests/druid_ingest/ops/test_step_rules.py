@@ -29,9 +29,10 @@ def test_capacity_verdict_without_state_read_checks_nothing():
 
 
 def test_submit_lines():
-    probe = SubmitOutcome("t_1", "submitted", 0, "RUNNING", "t", input_probe="input probe skipped: no sampler")
+    line = "input probe: warning: the sampler read 2 row(s), none of them indexed"
+    probe = SubmitOutcome("t_1", "submitted", 0, "RUNNING", "t", input_probe=line)
     assert submit_lines(probe, "ds [2024-01-01/2024-01-02]", "http://c/t_1") == [
-        ("warning", "input probe skipped: no sampler"),
+        ("warning", "input probe: warning: the sampler read 2 row(s), none of them indexed"),
         ("info", "Submitted Druid task t_1 (attempt 0): ds [2024-01-01/2024-01-02]. Console: http://c/t_1"),
     ]
     adopted = SubmitOutcome("t_2", "adopted", 1, "SUCCESS", "t")

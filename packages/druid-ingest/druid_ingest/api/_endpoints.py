@@ -363,12 +363,15 @@ def parse_sampler(resp: Response, req: Request) -> InputSample:
         raise DruidProtocolError(f"sampler answered without numRowsRead: {resp.text[:200]!r}", url=resp.url)
     rows = data.get("data")
     bad = [r for r in rows if isinstance(r, dict) and r.get("unparseable")] if isinstance(rows, list) else []
+    parsed = [r.get("parsed") for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    times = [as_int(row.get("__time")) for row in parsed if isinstance(row, dict)]
     return InputSample(
         rows_read=read,
         rows_indexed=as_int(data.get("numRowsIndexed")) or 0,
         unparseable=len(bad),
         first_error=as_text(bad[0].get("error")) if bad else None,
         seconds=resp.elapsed,
+        times=tuple(t for t in times if t is not None),
     )
 
 

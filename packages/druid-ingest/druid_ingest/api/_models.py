@@ -90,6 +90,9 @@ class InputSample:
     first_error: str | None = None
     #: how long the call took: the sampler stops at its ``timeoutMs`` and answers what it read by then
     seconds: float = 0.0
+    #: the parsed ``__time`` (epoch ms) of each indexed row, in the order read: the sampler does not filter by the
+    #: spec's intervals, so these tell whether the input holds the interval's rows at all
+    times: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

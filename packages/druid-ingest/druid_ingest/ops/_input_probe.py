@@ -9,12 +9,23 @@ the start of the input, on the Overlord (druid-contract §sampler).
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, TypeGuard
 
 from druid_ingest.api import InputSample
 from druid_ingest.api import _endpoints as ep
 from druid_ingest.planning import IngestionPlan, MsqPlan
-from druid_ingest.wire import DruidEmptyInputError, Request
+from druid_ingest.planning.spec.intervals import parse_interval
+from druid_ingest.wire import (
+    DruidAuthError,
+    DruidEmptyInputError,
+    DruidError,
+    DruidFatalError,
+    DruidInputProbeError,
+    DruidInputProbeRefusedError,
+    DruidRetriesExhaustedError,
+    Request,
+)
 
 __all__ = [
     "PROBE_READ_OK",
@@ -24,7 +35,9 @@ __all__ = [
     "describe_input",
     "describe_plan_input",
     "empty_input_error",
+    "outside_error",
     "probe_line",
+    "probe_refused",
     "probe_request",
     "wants_probe",
 ]
@@ -38,8 +51,9 @@ PROBE_READ_OK = "input probe: the sampler read"
 PROBE_TIMEOUT_MS = 4_000
 #: the client's cap on the call: the sampler can hang past its budget while it opens or reads the input (an
 #: unreachable ``http`` URI was still unanswered after minutes on Druid 33; an input that stalls after its first
-#: rows held it past 120 s), so the probe gives up and submits anyway. Short, because it is spent inside the
-#: Airflow task's ``execution_timeout`` before the task is even submitted (a 25 s cap ate a 20 s one whole)
+#: rows held it past 120 s), so the probe gives up (and refuses the replace: ``probe_refused``). Short, because it
+#: is spent inside the Airflow task's ``execution_timeout`` before the task is even submitted (a 25 s cap ate a
+#: 20 s one whole)
 PROBE_READ_TIMEOUT = 8.0
 
 #: the keys that say where an input source reads from, per Druid's input source types
@@ -128,3 +142,70 @@ def empty_input_error(plan: IngestionPlan, sample: InputSample | None = None) ->
         source=source,
         intervals=plan.intervals,
     )
+
+
+_OPT_OUT = ("pass allow_empty=True to submit without the probe (an empty input would then erase the interval's "
+            "data)")
+
+
+def _utc(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _spans(plan: IngestionPlan) -> list[tuple[int, int]]:
+    spans = []
+    for text in plan.intervals:
+        start, end = parse_interval(text)
+        spans.append((int(start.timestamp() * 1000), int(end.timestamp() * 1000)))
+    return spans
+
+
+def outside_error(plan: IngestionPlan, sample: InputSample) -> DruidEmptyInputError | None:
+    """The refusal of a replace whose sampled rows ALL lie outside its intervals (the folder holds another day's
+    file: Druid would tombstone the interval and drop those rows), or None when one row is inside or the plan has
+    no intervals. A sample with some rows inside submits: an unsorted or multi-day input is not empty."""
+    spans = _spans(plan)
+    if not spans or not sample.times or any(lo <= t < hi for t in sample.times for lo, hi in spans):
+        return None
+    source = describe_plan_input(plan)
+    first, last = min(sample.times), max(sample.times)
+    seen = _utc(first) if first == last else f"{_utc(first)} to {_utc(last)}"
+    return DruidEmptyInputError(
+        f"the input of this dropExisting replace holds no row of its interval: Druid's sampler read "
+        f"{len(sample.times)} row(s) from the {source}, all with __time {seen}, outside "
+        f"{', '.join(plan.intervals)}. Replacing that interval of {plan.datasource!r} with it would erase its data "
+        "(Druid drops rows outside the intervals and writes tombstones), so nothing was submitted and the "
+        "interval's data is untouched. Fix the input (path, filter, the run's date) and run again, or "
+        "pass allow_empty=True if an empty interval is intended.",
+        source=source,
+        intervals=plan.intervals,
+    )
+
+
+def _reason(exc: DruidError) -> str:
+    last = exc.last if isinstance(exc, DruidRetriesExhaustedError) else exc
+    text = str(exc)
+    text = text if len(text) <= 400 else text[:400] + "..."
+    if isinstance(last, DruidAuthError) and last.status == 403:
+        return (f"the credentials may not call the sampler ({text}): POST /druid/indexer/v1/sampler needs STATE "
+                "WRITE, which a submit alone (datasource WRITE) does not; grant it, or ")
+    if isinstance(last, DruidAuthError):
+        return f"the credentials were rejected ({text}); fix them, or "
+    return f"the sampler did not answer ({text}); "
+
+
+def probe_refused(plan: IngestionPlan, exc: DruidError | None) -> DruidError:
+    """The refusal of a replace whose input could not be probed (fails closed: an empty input would erase the
+    interval). Retryable (DruidInputProbeError) when the cause may pass (5xx, timeouts), fatal otherwise; ``exc``
+    None: the spec has no ``inputSource`` to sample."""
+    where = f"{', '.join(plan.intervals) or 'the intervals in the data'} of {plan.datasource!r}"
+    head = (f"the input of this dropExisting replace of {where} could not be probed, and nothing was submitted "
+            "(an empty input would erase the interval's data): ")
+    if exc is None:
+        return DruidInputProbeRefusedError(f"{head}the spec has no ioConfig.inputSource to sample; {_OPT_OUT}")
+    last = exc.last if isinstance(exc, DruidRetriesExhaustedError) else exc
+    message = head + _reason(exc) + _OPT_OUT
+    refusal: DruidError = (DruidInputProbeRefusedError(message) if isinstance(last, DruidFatalError)
+                           else DruidInputProbeError(message))
+    refusal.status = last.status  # after the message: it already quotes the status
+    return refusal

@@ -20,14 +20,20 @@ from druid_ingest.api import (
 from druid_ingest.api import _endpoints as ep
 from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
 from druid_ingest.ops._handoff import version_key
-from druid_ingest.ops._input_probe import empty_input_error, probe_line, probe_request, wants_probe
+from druid_ingest.ops._input_probe import (
+    empty_input_error,
+    outside_error,
+    probe_line,
+    probe_refused,
+    probe_request,
+    wants_probe,
+)
 from druid_ingest.ops._results import SubmitOutcome
 from druid_ingest.planning import IngestionPlan, MsqPlan, attempt_id
 from druid_ingest.wire import (
     DruidAuthError,
     DruidError,
     DruidNotFoundError,
-    DruidRetriesExhaustedError,
     DruidTaskFailedError,
     DruidValidationError,
     DuplicateTaskIdError,
@@ -123,29 +129,24 @@ def ensure_submitted(
 def probe_input(plan: IngestionPlan) -> Operation[str]:
     """Ask the Overlord's sampler for the first rows of ``plan``'s input (one POST, druid-contract §sampler).
 
-    0 rows read raises DruidEmptyInputError. Anything that keeps the sampler from answering (404/405 on an older
-    or proxied Druid, 403 without STATE WRITE, 400 for an input source it cannot read, 5xx after the usual
-    retries, a timeout, an answer it cannot parse) must not block a valid ingestion: the line returned then says
-    ``input probe skipped: <why>`` and the caller submits.
+    0 rows read, or rows all outside the plan's intervals, raise DruidEmptyInputError. A sampler that cannot be
+    asked (403 without STATE WRITE, 401, 404/405, 400 for an input it cannot read, 5xx after the usual retries, a
+    timeout, an answer it cannot parse) fails closed: DruidInputProbeRefusedError (fatal) or DruidInputProbeError
+    (a later try may pass), nothing submitted; ``allow_empty=True`` is the opt-out (no probe).
     """
     request = probe_request(plan)
     if request is None:
-        return "input probe skipped: the spec has no ioConfig.inputSource to sample"
+        raise probe_refused(plan, None)
     try:
         sample = yield from call(request, ep.parse_sampler)
     except DruidError as exc:
-        return f"input probe skipped: the sampler did not answer ({_why(exc)})"
+        raise probe_refused(plan, exc) from exc
     if sample.rows_read == 0:
         raise empty_input_error(plan, sample)
+    outside = outside_error(plan, sample)
+    if outside is not None:
+        raise outside
     return probe_line(sample)
-
-
-def _why(exc: DruidError) -> str:
-    if isinstance(exc, DruidRetriesExhaustedError):
-        text = f"{exc.last}; gave up after {exc.attempts} attempt(s)"
-    else:
-        text = str(exc)
-    return text if len(text) <= 400 else text[:400] + "..."
 
 
 def _submit(plan: IngestionPlan | MsqPlan, task_id: str) -> Operation[str]:

@@ -28,7 +28,7 @@ def published_segments(task: FakeTask, t: float, used: list[FakeSegment], handof
     out: list[FakeSegment] = []
     shard = parsed.partitions_type if parsed.partitions_type in ("range", "hashed") else "numbered"
     for bucket in bucket_list:
-        rows = plan.rows_per_bucket
+        rows = 0 if plan.rows_outside else plan.rows_per_bucket  # Druid drops rows outside the intervals
         if rows <= 0:
             # druid-contract §batch-rules REPLACE: tombstones for empty parts of the input intervals that hold
             # older data. Druid 33

@@ -53,6 +53,8 @@ def _rows(plan: TaskPlan, schema: dict[str, Any], num_rows: int) -> tuple[int, i
     bad = min(max(plan.unparseable, 0), num_rows - indexed)
     start = (schema.get("granularitySpec") or {}).get("intervals") or []
     t0 = parse_interval(str(start[0]))[0] if start else 0
+    if plan.rows_outside:
+        t0 -= 86_400_000  # the day before: the sampler does not filter by the spec's intervals (Druid 33)
     column = str((schema.get("timestampSpec") or {}).get("column") or "timestamp")
     data: list[dict[str, Any]] = [
         {"input": {column: format_instant(t0 + i)}, "parsed": {"__time": t0 + i}} for i in range(indexed)

@@ -62,7 +62,9 @@ class TaskPlan:
     before the field existed do. ``failed_after_publish``: the task publishes its segments (COMPLETED in its
     report), then ends FAILED as when its worker dies between the publish commit and the status report (Druid 33:
     "This task disappeared on the worker where it was assigned"; druid-contract §attempts). ``report=False``: the
-    task leaves no report (404), as a worker killed before writing it.
+    task leaves no report (404), as a worker killed before writing it. ``rows_outside``: the input's rows carry the
+    day before the spec's first interval (a folder holding another day's file): the sampler answers them with that
+    ``__time`` and the task, which drops rows outside its intervals, has none to write (tombstones over a replace).
     """
 
     outcome: str = "SUCCESS"
@@ -74,6 +76,7 @@ class TaskPlan:
     report_segments_published: bool = True
     failed_after_publish: bool = False
     report: bool = True
+    rows_outside: bool = False
 
     def __post_init__(self) -> None:
         if self.outcome not in ("SUCCESS", "FAILED"):

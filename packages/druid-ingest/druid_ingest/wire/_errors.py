@@ -16,6 +16,8 @@ __all__ = [
     "DruidEmptyInputError",
     "DruidError",
     "DruidFatalError",
+    "DruidInputProbeError",
+    "DruidInputProbeRefusedError",
     "DruidLeaderUnavailableError",
     "DruidMayHavePublishedError",
     "DruidNotFoundError",
@@ -237,6 +239,18 @@ class DruidEmptyInputError(DruidEmptyIngestionError):
         self.source = source
         self.intervals = intervals
         super().__init__(message)
+
+
+class DruidInputProbeError(DruidError):
+    """The pre-submit input probe of a ``dropExisting`` replace could not ask the sampler for a passing reason
+    (5xx after the retries, a timeout): nothing was submitted, since an empty input would erase the interval.
+    Not fatal: a later try may reach the sampler. ``allow_empty=True`` submits without the probe."""
+
+
+class DruidInputProbeRefusedError(DruidFatalError):
+    """The sampler cannot answer this probe whatever the retries (401/403: the credentials lack STATE WRITE,
+    404/405: no sampler behind this URL, 400: an input it cannot read, an answer it cannot parse, or no
+    ``inputSource`` to sample): nothing was submitted. ``allow_empty=True`` submits without the probe."""
 
 
 class HandoffNeverError(DruidError):
