@@ -19,7 +19,13 @@ import pytest
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidAuthError, DruidError, DruidRedirectError, DruidTLSError
+from druid_ingest.wire._errors import (
+    DruidAuthError,
+    DruidError,
+    DruidInputProbeRefusedError,
+    DruidRedirectError,
+    DruidTLSError,
+)
 from druid_ingest.wire._retry import RetryPolicy
 
 from . import nginx_harness
@@ -151,7 +157,15 @@ def test_read_only_user_gets_a_clear_403_on_submit_and_reads_still_work(nginx, i
     reader = config(nginx, "reader")
     spec = build(spec_template, events_dir, "2026-11-02", "tls_readonly")
     mark = nginx.access.mark()
-    error, took = raised(sync_call, reader, "ensure_submitted", spec)
+    # the dropExisting replace's input probe comes first: the sampler needs STATE WRITE, so the replace stops there,
+    # before any submit (issue 27 item 3: the probe fails closed, naming the permission and the opt-out)
+    error, _ = raised(sync_call, reader, "ensure_submitted", spec)
+    assert isinstance(error, DruidInputProbeRefusedError) and error.status == 403, error
+    assert "STATE WRITE" in str(error) and "allow_empty=True" in str(error), error
+    assert not [h for h in nginx.access.since(mark) if h.method == "POST" and h.path == TASK]
+    mark = nginx.access.mark()
+    with_opt_out = {**spec, "spec": {**spec["spec"], "ioConfig": {**spec["spec"]["ioConfig"], "dropExisting": False}}}
+    error, took = raised(sync_call, reader, "ensure_submitted", with_opt_out)  # a legacy replace is not probed
     assert isinstance(error, DruidAuthError) and error.status == 403, error
     text = str(error)
     assert "the login is valid but this user is not permitted to call POST /druid/indexer/v1/task" in text
