@@ -46,7 +46,7 @@ def test_replace_over_empty_input_fails_before_submit_and_the_day_keeps_its_rows
     text = str(info.value)
     for part in ("local", "/data/events/2026-11-01", "*.json", DAY, "nothing was submitted", "allow_empty=True"):
         assert part in text, (part, text)
-    assert submits(fake_druid) == 0 and samples(fake_druid) == 1
+    assert submits(fake_druid) == 0 and samples(fake_druid) == 2  # the interval's rows, then the whole input
     used = fake_druid.used_segments("events_web")
     assert [s["version"] for s in used] == ["2020-01-01T00:00:00.000Z"]  # untouched, no tombstone
 
@@ -136,7 +136,7 @@ def test_rows_all_outside_the_interval_are_an_empty_input(fake_druid: FakeDruid,
     for part in ("read 1 row(s)", "all with __time 2026-10-31T00:00:00.000Z,", f"outside {DAY}",
                  "nothing was submitted", "allow_empty=True"):
         assert part in text, (part, text)
-    assert submits(fake_druid) == 0 and samples(fake_druid) == 1
+    assert submits(fake_druid) == 0 and samples(fake_druid) == 2
     assert [s["version"] for s in fake_druid.used_segments("events_web")] == ["2020-01-01T00:00:00.000Z"]
 
 
@@ -221,3 +221,16 @@ def test_a_quick_empty_answer_is_still_called_empty(fake_druid: FakeDruid, make_
         client.ensure_submitted(day_spec(dynamic=True))
     assert "the input of this dropExisting replace is empty" in str(info.value)
     assert "budget" not in str(info.value)
+
+
+def test_the_probe_asks_only_for_the_rows_of_the_plans_intervals(fake_druid: FakeDruid, make_client) -> None:
+    """An hour replaced from a day's file: the first rows of the file lie before the hour, so the probe asks the
+    sampler to skip rows outside the interval (an ``interval`` filter on ``__time``, and-ed with the spec's own)."""
+    spec = day_spec(dynamic=True)
+    spec["spec"]["dataSchema"]["transformSpec"] = {"filter": {"type": "selector", "dimension": "country",
+                                                              "value": "DE"}}
+    make_client().ensure_submitted(spec)
+    (probe,) = fake_druid.requests_matching("POST", SAMPLER)
+    assert probe.json["spec"]["dataSchema"]["transformSpec"]["filter"] == {"type": "and", "fields": [
+        {"type": "selector", "dimension": "country", "value": "DE"},
+        {"type": "interval", "dimension": "__time", "intervals": [DAY]}]}

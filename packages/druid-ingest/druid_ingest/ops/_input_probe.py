@@ -28,6 +28,7 @@ from druid_ingest.wire import (
 )
 
 __all__ = [
+    "LOOK_ROWS",
     "PROBE_READ_OK",
     "PROBE_READ_TIMEOUT",
     "PROBE_ROWS",
@@ -44,6 +45,8 @@ __all__ = [
 
 #: rows the sampler reads at most: one is enough to know the input is not empty; a few more see parse errors
 PROBE_ROWS = 20
+#: rows of the second look, without the interval filter, that names what an input without the interval's rows holds
+LOOK_ROWS = 5
 
 #: how the line of a probe that found indexable rows starts (``probe_line``)
 PROBE_READ_OK = "input probe: the sampler read"
@@ -75,13 +78,28 @@ def _io_parts(plan: IngestionPlan) -> tuple[dict[str, Any], dict[str, Any], dict
     return schema, io.get("inputSource") or {}, fmt if isinstance(fmt, dict) else None
 
 
-def probe_request(plan: IngestionPlan) -> Request | None:
-    """The sampler call for ``plan``'s input (its dataSchema, inputSource, inputFormat in the ``index`` shape), or
-    None when the spec has no ``inputSource`` to sample (a legacy firehose)."""
+def _within(schema: dict[str, Any], intervals: tuple[str, ...]) -> dict[str, Any]:
+    """``schema`` whose transformSpec also keeps only rows in ``intervals`` (an ``interval`` filter on ``__time``,
+    and-ed with the spec's own filter): Druid's sampler then skips the other rows without counting them and reads
+    on until it has rows of the intervals, the input ends or its budget is spent (seen on Druid 33)."""
+    if not intervals:
+        return schema
+    keep: dict[str, Any] = {"type": "interval", "dimension": "__time", "intervals": list(intervals)}
+    transform = dict(schema.get("transformSpec") or {})
+    own = transform.get("filter")
+    transform["filter"] = {"type": "and", "fields": [own, keep]} if isinstance(own, dict) else keep
+    return {**schema, "transformSpec": transform}
+
+
+def probe_request(plan: IngestionPlan, *, within: bool = True, rows: int = PROBE_ROWS) -> Request | None:
+    """The sampler call for ``plan``'s input (its dataSchema, inputSource, inputFormat in the ``index`` shape), by
+    default for the rows of the plan's intervals only; None when the spec has no ``inputSource`` to sample."""
     schema, source, fmt = _io_parts(plan)
     if not source.get("type"):
         return None
-    return ep.sampler(schema, source, fmt, PROBE_ROWS, PROBE_TIMEOUT_MS, read_timeout=PROBE_READ_TIMEOUT)
+    if within:
+        schema = _within(schema, plan.intervals)
+    return ep.sampler(schema, source, fmt, rows, PROBE_TIMEOUT_MS, read_timeout=PROBE_READ_TIMEOUT)
 
 
 def _short(value: Any, limit: int = 3) -> str:

@@ -21,6 +21,7 @@ from druid_ingest.api import _endpoints as ep
 from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
 from druid_ingest.ops._handoff import version_key
 from druid_ingest.ops._input_probe import (
+    LOOK_ROWS,
     empty_input_error,
     outside_error,
     probe_line,
@@ -141,11 +142,18 @@ def probe_input(plan: IngestionPlan) -> Operation[str]:
         sample = yield from call(request, ep.parse_sampler)
     except DruidError as exc:
         raise probe_refused(plan, exc) from exc
-    if sample.rows_read == 0:
-        raise empty_input_error(plan, sample)
-    outside = outside_error(plan, sample)
+    outside = outside_error(plan, sample)  # a sampler that ignored the interval filter
     if outside is not None:
         raise outside
+    if sample.rows_read == 0:
+        # no row of the intervals: one more look without the filter names what the input holds instead
+        whole = probe_request(plan, within=False, rows=LOOK_ROWS)
+        try:
+            seen = (yield from call(whole, ep.parse_sampler)) if whole is not None else None
+        except DruidError:
+            seen = None
+        outside = outside_error(plan, seen) if seen is not None else None
+        raise outside if outside is not None else empty_input_error(plan, sample)
     return probe_line(sample)
 
 

@@ -47,8 +47,25 @@ def _bucket_count(schema: dict[str, Any]) -> int:
         return 1
 
 
+def _kept_intervals(node: Any) -> list[tuple[int, int]]:
+    """The ``interval`` filters on ``__time`` in a transformSpec filter (at its top or under ``and``)."""
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "and":
+        return [span for field in node.get("fields") or [] for span in _kept_intervals(field)]
+    if node.get("type") == "interval" and node.get("dimension") == "__time":
+        try:
+            return [parse_interval(str(i)) for i in node.get("intervals") or []]
+        except ValueError:
+            return []
+    return []
+
+
 def _rows(plan: TaskPlan, schema: dict[str, Any], num_rows: int) -> tuple[int, int, list[dict[str, Any]]]:
     good = max(plan.rows_per_bucket, 0) * _bucket_count(schema)
+    kept = _kept_intervals((schema.get("transformSpec") or {}).get("filter"))
+    if plan.rows_outside and kept:
+        good = 0  # Druid 33's sampler skips filtered rows without counting them (numRowsRead excludes them)
     indexed = min(good, num_rows)
     bad = min(max(plan.unparseable, 0), num_rows - indexed)
     start = (schema.get("granularitySpec") or {}).get("intervals") or []
