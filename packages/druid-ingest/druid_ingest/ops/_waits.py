@@ -23,12 +23,12 @@ from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
     DruidError,
-    DruidWaitTimeoutError,
     Operation,
     PollSchedule,
     Progress,
     Sleep,
     UnknownTaskError,
+    error_names,
 )
 
 __all__ = [
@@ -115,9 +115,9 @@ def watch_task(
             if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
                 if known is not None:
                     timed_out = TaskOutcome.timed_out(known, now - started)
-                    return replace(timed_out, message=timed_out.message + outage.describe(now))
-                raise DruidWaitTimeoutError(f"Druid task {task_id} not seen after {now - started:.0f}s"
-                                            f"{outage.describe(now)}") from exc
+                    return replace(timed_out, message=timed_out.message + outage.describe(now),
+                                   error_classes=error_names(exc))
+                raise  # never seen: the outage's own error (its class is what a retry rule keys on)
             polls += 1
             yield Sleep(min(fixed_delay(schedule, polls), deadline - now))
             continue
