@@ -41,11 +41,12 @@ def _policy(rule_class, action: RetryAction, default: RetryAction = RetryAction.
 
 
 def _run(dag_id: str, policy: ExceptionRetryPolicy, *, attempts: int = 1, deferrable: bool = False,
-         retries: int = 2):
+         retries: int = 2, **timeouts: float):
     with DAG(dag_id, schedule=None, start_date=pendulum.datetime(2026, 7, 1, tz="UTC")) as dag:
         DruidIngestOperator(task_id="ingest", spec=spec(), datasource="wiki", intervals=[DAY], idempotency_key=dag_id,
                             http_retry=RetryPolicy(max_attempts=attempts, initial_delay=0.01, max_delay=0.02),
-                            retries=retries, retry_delay=NOW, retry_policy=policy, deferrable=deferrable, **FAST)
+                            retries=retries, retry_delay=NOW, retry_policy=policy,
+                            deferrable=deferrable, **FAST, **timeouts)
     dr = run_dag(dag)
     [ti] = dr.get_task_instances()
     return ti
@@ -84,7 +85,8 @@ def test_a_rule_decides_on_the_error_a_deferred_wait_met_in_the_triggerer(druid_
     """The trigger's status reads meet 503s: the resumed task raises the core class the trigger saw."""
     druid_conn.add_fault(Fault(path=r"/druid/indexer/v1/(taskStatus|task/[^/]+/status)$", kind="queue_not_ready",
                                after=1, times=None))  # after the submit's own look for the id
-    ti = _run("retry_rule_deferred", _policy(DruidLeaderUnavailableError, RetryAction.FAIL), deferrable=True)
+    ti = _run("retry_rule_deferred", _policy(DruidLeaderUnavailableError, RetryAction.FAIL), deferrable=True,
+              task_timeout=3)  # the wait rides the outage out to its deadline; its timeout names the last error
     assert (ti.state, ti.try_number) == ("failed", 1)
     assert trigger_runs == ["DruidIngestionTrigger"]  # the error was the trigger's, carried in its event
 

@@ -28,6 +28,14 @@ def test_capacity_verdict_without_state_read_checks_nothing():
     assert level == "info" and "STATE READ" in message
 
 
+def test_capacity_verdict_on_401_says_credentials_rejected_not_state_read():
+    def unauthenticated() -> ClusterCapacity:
+        raise DruidAuthError("401", status=401)
+
+    level, message = capacity_verdict(9, unauthenticated)
+    assert level == "info" and "rejected these credentials" in message and "STATE READ" not in message
+
+
 def test_submit_lines():
     line = "input probe: warning: the sampler read 2 row(s), none of them indexed"
     probe = SubmitOutcome("t_1", "submitted", 0, "RUNNING", "t", input_probe=line)

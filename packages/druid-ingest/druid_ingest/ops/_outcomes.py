@@ -120,8 +120,8 @@ class TaskOutcome:
             return ()
         if self.kind == "failed":
             return (DruidTaskFailedError,)
-        if self.kind == "timeout":
-            return (DruidWaitTimeoutError,)
+        if self.kind == "timeout":  # a deadline met during an outage also stands for the outage's last error
+            return (DruidWaitTimeoutError, *(c for c in map(taxonomy_class, self.error_classes) if c is not None))
         return _error_types(self.error_classes, self.fatal)
 
     def settle(self) -> TaskStatus:

@@ -30,10 +30,13 @@ class _Stopper(Protocol):
 def capacity_verdict(peak_slots: int, read_capacity: Callable[[], ClusterCapacity]) -> StepLine | None:
     """The spec's peak slots against the cluster's: ``error`` when it would deadlock (fail, no retry),
     ``warning`` when it runs with less parallelism, None when it fits. Listing workers needs STATE READ:
-    without it nothing is checked (an ``info`` line says so)."""
+    without it (403) nothing is checked (an ``info`` line says so); a 401 says the credentials were rejected."""
     try:
         capacity = read_capacity()
-    except DruidAuthError:
+    except DruidAuthError as exc:
+        if exc.status == 401:  # authentication: the login itself was refused, not a missing permission
+            return ("info", "Not checking Druid's task slots: Druid rejected these credentials (HTTP 401, "
+                            "authentication failed)")
         return ("info", "Not checking Druid's task slots: these credentials may not list workers (STATE READ)")
     return slots_finding(peak_slots, capacity)
 

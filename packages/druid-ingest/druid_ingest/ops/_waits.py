@@ -16,11 +16,20 @@ from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskSt
 from druid_ingest.ops._gate_steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._operations import lock_ceiling, report_summary
+from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.ops._queries import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.planning import parse_instant
-from druid_ingest.wire import Operation, PollSchedule, Progress, Sleep, UnknownTaskError
+from druid_ingest.wire import (
+    DruidError,
+    Operation,
+    PollSchedule,
+    Progress,
+    Sleep,
+    UnknownTaskError,
+    error_names,
+)
 
 __all__ = [
     "DEFAULT_REPORT_EVERY", "MAX_UNKNOWN_LOOKS", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task",
@@ -69,7 +78,8 @@ def watch_task(
     :class:`WaitMemory`: its cluster and caches) the datasource's recent durations plan the polls
     (``schedule.py``); otherwise, and while the task is not running yet, ``schedule`` (fixed backoff) does. The
     report is fetched at most every ``report_every`` seconds while it runs, and once at the end. A deadline
-    already passed makes it one look.
+    already passed makes it one look. A look that fails transiently (one call's retries exhausted: Overlord
+    down, 5xx, refused) does not end the wait: it looks again until ``deadline`` and logs the outage (``_outage``).
     """
     schedule = schedule or PollSchedule()
     started = clock()
@@ -81,6 +91,7 @@ def watch_task(
     reported_at = started  # the first progress report comes after report_every, not at the first look
     known: TaskStatus | None = None
     unknown_looks = 0
+    outage = Outage(f"Druid task {task_id}")
     while True:
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
@@ -96,6 +107,21 @@ def watch_task(
                 raise
             yield Sleep(min(schedule.delay(unknown_looks), max(0.0, deadline - clock())))
             continue
+        except DruidError as exc:
+            if not is_transient(exc):
+                raise
+            now = clock()
+            outage.failed(exc, now)
+            if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
+                if known is not None:
+                    timed_out = TaskOutcome.timed_out(known, now - started)
+                    return replace(timed_out, message=timed_out.message + outage.describe(now),
+                                   error_classes=error_names(exc))
+                raise  # never seen: the outage's own error (its class is what a retry rule keys on)
+            polls += 1
+            yield Sleep(min(fixed_delay(schedule, polls), deadline - now))
+            continue
+        outage.recovered(clock())
         unknown_looks = 0
         if known is not None:
             if ceiling is None and holds_lock(status):
@@ -172,10 +198,23 @@ def watch_handoff(
     probed_at: float | None = None
     pending_looks = 0
     plan = yield from gate_chunks(target)
+    outage = Outage(f"the segments of Druid task {target.task_id}")
+    last: HandoffResult | None = None
     while True:
         probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
         result: HandoffResult
-        result, plan = yield from gate_step(target, plan, probe_never=probe)
+        try:
+            result, plan = yield from gate_step(target, plan, probe_never=probe)
+        except DruidError as exc:  # as in watch_task: an outage is ridden out until the gate's own deadline
+            now = clock()
+            if not is_transient(exc) or now >= deadline or last is None:
+                raise
+            outage.failed(exc, now)
+            polls += 1
+            yield Sleep(min(schedule.delay(polls), deadline - now))
+            continue
+        outage.recovered(clock())
+        last = result
         if probe and result.missing:
             probed_at = clock()
         pending_looks += 1
