@@ -63,11 +63,12 @@ def _kill_on_publish(log: Path, pid: int, task_id: list[str], done: threading.Ev
 
 
 def _rows(client: DruidClient, ds: str) -> int:
+    """Input rows held (the spec rolls up; its count metric is ``rows``)."""
     try:
-        got = client.sql(f'SELECT COUNT(*) AS n FROM "{ds}"')
+        got = client.sql(f'SELECT SUM("rows") AS n FROM "{ds}"')
     except Exception:  # the table is not served yet
         return 0
-    return int(got[0]["n"]) if got else 0
+    return int(got[0]["n"] or 0) if got else 0
 
 
 def _wait_rows(client: DruidClient, ds: str, want: int, timeout: float = 240) -> int:
@@ -94,10 +95,13 @@ def _first_attempt_killed_after_publish(client: DruidClient, spec: dict[str, Any
     watcher.start()
     outcome = client.ensure_submitted(spec)
     task_id.append(outcome.task_id)
-    status = client.wait_for_task(outcome.task_id, timeout=600, schedule=POLL)
+    done.wait(300)
     done.set()
     watcher.join(5)
+    # the worker comes back without the task: the Overlord marks it FAILED ("disappeared on the worker"); left
+    # down, it would wait druid.indexer.runner.taskCleanupTimeout (15 min) first
     druid_sh("start", "indexer")
+    status = client.wait_for_task(outcome.task_id, timeout=300, schedule=POLL)
     print(f"\n[ha] {outcome.task_id}: killed at {seen[0] if seen else '(no publish line seen)'}; "
           f"status {status.state}: {status.error_msg}")
     assert seen, "the Indexer never logged the publish of our task"

@@ -58,8 +58,8 @@ def test_a_retried_append_whose_failed_attempt_published_fails_without_a_second_
     retry = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False, **FAST)
     with pytest.raises(AirflowFailException, match="may have published") as info:  # fatal: no retry spent
         retry.execute({**context, "ti": FakeTI()})
-    assert "after_failed_publish='resubmit'" in str(info.value) and 'SELECT COUNT(*) AS "rows" FROM "wiki"' in str(
-        info.value)
+    assert "after_failed_publish='resubmit'" in str(info.value) and 'SELECT COUNT(*) AS "stored_rows"' in str(
+        info.value) and 'FROM "wiki"' in str(info.value)
     assert len(posts(druid_conn)) == 1
     resubmit = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False,
                                    after_failed_publish="resubmit", **FAST)

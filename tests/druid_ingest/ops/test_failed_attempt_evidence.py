@@ -44,7 +44,8 @@ def test_an_append_failed_after_publish_is_not_submitted_again(fake_druid: FakeD
     assert (error.task_id, error.next_id) == (failed, failed + "_r1")
     text = str(error)
     for part in (failed, "state=COMPLETED", f"segments published={published}", "disappeared on the worker",
-                 "nothing was submitted", 'SELECT COUNT(*) AS "rows" FROM "events_web" WHERE (__time >= '
+                 "nothing was submitted",
+                 'SELECT COUNT(*) AS "stored_rows", SUM("rows") AS "sum_rows" FROM "events_web" WHERE (__time >= '
                  "TIMESTAMP '2026-11-01 00:00:00.000' AND __time < TIMESTAMP '2026-11-02 00:00:00.000')",
                  "new idempotency key", "after_failed_publish='resubmit'"):
         assert part in text, (part, text)

@@ -59,7 +59,18 @@ def count_sql(plan: IngestionPlan | MsqPlan) -> str:
         start, end = parse_interval(text)
         where.append(f"(__time >= TIMESTAMP '{_sql_time(start)}' AND __time < TIMESTAMP '{_sql_time(end)}')")
     clause = f" WHERE {' OR '.join(where)}" if where else ""
-    return f'SELECT COUNT(*) AS "rows" FROM "{plan.datasource}"{clause}'
+    counted = "".join(f', SUM("{name}") AS "sum_{name}"' for name in _count_metrics(plan))
+    return f'SELECT COUNT(*) AS "stored_rows"{counted} FROM "{plan.datasource}"{clause}'
+
+
+def _count_metrics(plan: IngestionPlan | MsqPlan) -> list[str]:
+    """The spec's ``count`` metrics: with rollup, COUNT(*) counts stored rows, their SUM the rows ingested."""
+    if not isinstance(plan, IngestionPlan):
+        return []
+    metrics = ((plan.spec.get("spec") or {}).get("dataSchema") or {}).get("metricsSpec") or []
+    return [str(m["name"]) for m in metrics
+            if isinstance(m, dict) and m.get("type") == "count" and isinstance(m.get("name"), str)
+            and m["name"].replace("_", "").isalnum()]
 
 
 def _evidence(report: ReportSummary | None) -> str:
