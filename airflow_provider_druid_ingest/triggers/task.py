@@ -24,12 +24,21 @@ __all__ = ["ON_KILL_TIMEOUT", "DruidTaskTrigger"]
 ON_KILL_TIMEOUT = 30.0
 
 
+#: task-instance states in which the Druid task is still wanted: deferred (the trigger moved to another triggerer)
+#: or on its way to a next try that adopts it (None after a clear, scheduled, queued, running, restarting,
+#: up_for_retry, up_for_reschedule)
+LIVE_STATES = frozenset({"deferred", None, "scheduled", "queued", "running", "restarting", "up_for_retry",
+                         "up_for_reschedule"})
+#: what :meth:`DruidTaskTrigger._ti_state` answers for a task instance that is gone or unreadable
+ENDED = "ended"
+
+
 class DruidTaskTrigger(DruidWaitTrigger):
     """Watch ``druid_task_id`` until terminal or ``end_time``, logging row-stats progress meanwhile.
 
     :param druid_task_id: the Druid task to wait for (deliberately not ``task_id``: ``BaseTrigger`` owns that)
-    :param shutdown_on_kill: shut the Druid task down when a user kills the deferred Airflow task (mark
-        failed/success, clear). Triggerer restarts never shut it down.
+    :param shutdown_on_kill: shut the Druid task down when a user ends the deferred Airflow task (mark
+        failed/success). A clear never does (the next try adopts the task), nor a triggerer restart.
     :param log_progress: log a progress line when the phase changes or a fresh report arrives
     """
 
@@ -68,30 +77,34 @@ class DruidTaskTrigger(DruidWaitTrigger):
         return ProgressLines(self.log.info, self.druid_task_id) if self.log_progress else (lambda item: None)
 
     async def on_kill(self) -> None:
-        """A user killed the deferred task: shut the Druid task down (``cleanup`` never does).
+        """A user ended the deferred task: shut the Druid task down (``cleanup`` never does).
 
-        Airflow (3.3's ``TriggerRunnerSupervisor.update_triggers``) also cancels, through this same path, a trigger
-        that was re-assigned to another triggerer: one that stalled past ``triggerer_health_check_threshold`` and
-        came back. Its task is then still deferred and the new triggerer watches the Druid task, so it must live:
-        on_kill asks Airflow for the task's state and shuts down only when it is no longer ``deferred``."""
+        Airflow 3.3 cancels a trigger through this same path in three other cases, where the Druid task must live:
+        the trigger was re-assigned to another triggerer (one that stalled past ``triggerer_health_check_threshold``
+        and came back: the task is still ``deferred``), and the task instance was cleared (its state becomes None,
+        then scheduled/queued/running as the next try starts and adopts the same Druid task: a clear is how users
+        re-run, and killing the task it adopts cost a retry, issue 27). So on_kill reads the task instance's state
+        and shuts down only when the try was ended for good (failed, success, skipped, upstream_failed, removed) or
+        the task instance is gone; an unreadable state keeps the documented kill."""
         if not self.shutdown_on_kill:
             self.log.info("Not shutting down Druid task %s (shutdown_on_kill=False)", self.druid_task_id)
             return
-        if await self._still_deferred():
-            self.log.info("Not shutting down Druid task %s: its Airflow task is still deferred, so this trigger "
-                          "was moved to another triggerer (which watches the task now), not killed by a user",
-                          self.druid_task_id)
+        state = await self._ti_state()
+        if state in LIVE_STATES:
+            self.log.info("Not shutting down Druid task %s: its Airflow task is %s (moved to another triggerer, or "
+                          "cleared: the next try adopts the same Druid task), not ended by a user",
+                          self.druid_task_id, state or "cleared (no state)")
             return
         async with self._client() as client:
             await asyncio.wait_for(client.shutdown(self.druid_task_id), ON_KILL_TIMEOUT)
         self.log.info("Asked Druid to shut down task %s", self.druid_task_id)
 
-    async def _still_deferred(self) -> bool:
-        """Whether the task instance this trigger serves is still ``deferred`` (asked through the triggerer's
-        supervisor, in a thread: the SDK call is synchronous). Unknown counts as no: a kill stays a kill."""
+    async def _ti_state(self) -> str | None:
+        """The state of the task instance this trigger serves (asked through the triggerer's supervisor, in a
+        thread: the SDK call is synchronous); :data:`ENDED` when it is gone or cannot be read."""
         ti = getattr(self, "task_instance", None)
         if ti is None:
-            return False
+            return ENDED
         try:
             from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
 
@@ -100,6 +113,10 @@ class DruidTaskTrigger(DruidWaitTrigger):
         except Exception as exc:  # no supervisor to ask, an older Airflow: behave as before
             self.log.warning("Could not read the state of %s/%s/%s (%s): taking the cancel for a user's kill",
                              ti.dag_id, ti.run_id, ti.task_id, exc)
-            return False
+            return ENDED
         key = ti.task_id if ti.map_index is None or ti.map_index < 0 else f"{ti.task_id}_{ti.map_index}"
-        return bool((states or {}).get(ti.run_id, {}).get(key) == "deferred")
+        run = (states or {}).get(ti.run_id, {})
+        if key not in run:
+            return ENDED  # the task instance (or its run) is gone: nobody will adopt the Druid task
+        state = run[key]
+        return None if state is None else str(state)

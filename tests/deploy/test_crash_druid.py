@@ -12,6 +12,7 @@ from tests.deploy.crash_helpers import CRASH_DAG, DONE, TIMEOUT_DAG
 DAY_FAIL = "2026-11-25"
 DAY_MARK = "2026-11-26"
 DAY_TIMEOUT = "2026-11-27"
+DAY_CLEAR_RUNNING = "2026-11-29"
 SHUTDOWN_MSG = "Shutdown request from user"  # Druid's errorMsg of a task stopped by POST .../shutdown
 
 
@@ -124,3 +125,35 @@ def test_execution_timeout_while_druid_runs_shuts_it_down_then_retry(crash):
     assert f"Shut down Druid task {druid_id}" in first_log, first_log[-2000:]
     assert done["state"] == "success" and retried["state"] == "success"
     assert success["id"] == druid_id + "_r1"
+
+
+def test_clear_while_druid_runs_keeps_the_druid_task_for_the_next_try(crash):
+    """Issue 27 item 5: a clear is how users re-run, so it must cost nothing. The cleared try's trigger is
+    cancelled through on_kill; the task instance is no longer deferred (cleared, then scheduled/queued/running as
+    the next try starts), so the Druid task must live: the next try adopts it and goes green, one Druid task, no
+    retry spent (the try number moves by the clear only)."""
+    day = DAY_CLEAR_RUNNING
+    print(f"\n[crash] point 7: clear the deferred task while Druid runs ({CRASH_DAG} {day})")
+    crash.show("before", day)
+    crash.server.set_mode(day, "hold")
+    run, since, _ = crash.start(CRASH_DAG, day, "clearrun")
+    ti, druid_id = _running_in_druid(crash, CRASH_DAG, run, day)
+    t0 = time.monotonic()
+    crash.api.clear_task(CRASH_DAG, run["dag_run_id"], "ingest")
+    nxt = ti["try_number"] + 1
+    crash.wait_for(lambda: f"Adopted existing Druid task {druid_id}" in crash.task_log(CRASH_DAG, run, nxt), 240,
+                   f"try {nxt} adopted {druid_id}")
+    adopted_after = time.monotonic() - t0
+    assert crash.druid.status(druid_id).state == "RUNNING"  # the cleared try's on_kill left it alone
+    crash.server.release(day)
+    again = crash.wait_ti(CRASH_DAG, run, lambda t: t["try_number"] >= nxt and t["state"] in DONE, 300,
+                          "the cleared task's next try ended")
+    done = crash.wait_run_done(CRASH_DAG, run, 120)
+    success = crash.check_outcome(day, since)
+    print(f"  cleared {adopted_after:.1f}s before try {nxt} adopted {druid_id}; run {done['state']}, try "
+          f"{again['try_number']}")
+    assert done["state"] == "success" and again["state"] == "success", (done["state"], again["state"])
+    assert success["id"] == druid_id and len(crash.day_tasks(day, since)) == 1  # one Druid task, never shut down
+    assert again["try_number"] == nxt or crash.airflow_races(CRASH_DAG, run), again["try_number"]  # no retry spent
+    trigger_log = _trigger_log(crash, CRASH_DAG, run, ti["try_number"])
+    assert f"Asked Druid to shut down task {druid_id}" not in trigger_log

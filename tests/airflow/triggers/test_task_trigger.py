@@ -124,7 +124,13 @@ def _deferred_ti(trigger: DruidTaskTrigger, map_index: int = -1) -> None:
     ({"r1": {"ingest": "deferred"}}, -1, 0),  # still deferred: the trigger moved to another triggerer
     ({"r1": {"ingest_3": "deferred"}}, 3, 0),  # the same for a mapped task (Airflow keys it task_id_mapindex)
     ({"r1": {"ingest": "failed"}}, -1, 1),  # a user marked it failed: shut the Druid task down
-    ({"r1": {"ingest": None}}, -1, 1),  # cleared
+    ({"r1": {"ingest": "success"}}, -1, 1),  # marked success: the user says it is done
+    ({"r1": {"ingest": None}}, -1, 0),  # cleared (issue 27 item 5): the next try adopts the same Druid task
+    ({"r1": {"ingest": "scheduled"}}, -1, 0),  # cleared, the next try already on its way
+    ({"r1": {"ingest": "queued"}}, -1, 0),
+    ({"r1": {"ingest": "running"}}, -1, 0),  # the next try runs (and adopts)
+    ({"r1": {"ingest": "restarting"}}, -1, 0),
+    ({"r1": {"ingest": "up_for_retry"}}, -1, 0),
     ({}, -1, 1),  # the task instance is gone
 ])
 async def test_on_kill_of_a_moved_trigger_keeps_the_druid_task(druid_conn, monkeypatch, states, map_index, shut):

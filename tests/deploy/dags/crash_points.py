@@ -7,7 +7,7 @@ serves each day's input (and can hold it, so a Druid task stays RUNNING as long 
 malformed file so Druid FAILs it) and relays every Druid call (so a test can hold the submit response and kill
 the worker inside the window "Druid accepted the task, the XCom is not pushed yet"). The connection carries a
 known password (the secrets check). No scheduled runs: ``end_date`` lies before every day the scheduler would
-pick, so runs come only from ``airflow backfill create`` (days 2026-11-23..2026-11-28).
+pick, so runs come only from ``airflow backfill create`` (days 2026-11-23..2026-11-29).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ SPEC = {
 COMMON = {
     "schedule": CronDataIntervalTimetable("@daily", timezone="UTC"),
     "start_date": pendulum.datetime(2026, 11, 1, tz="UTC"),
-    "end_date": pendulum.datetime(2026, 11, 28, tz="UTC"),
+    "end_date": pendulum.datetime(2026, 11, 29, tz="UTC"),
     "catchup": False,
     "max_active_runs": 1,
     "params": {"idempotency_key": "", "input_base": "http://input.not.set"},
