@@ -136,7 +136,7 @@ def test_a_replace_over_an_empty_input_fails_before_submitting_and_burns_no_retr
     failure = step_failure(result, "dg_void")
     assert "nothing was submitted" in failure.description and "allow_empty=True" in failure.description
     assert f"/data/events/{DAY}" in failure.description
-    assert submits(fake_druid) == [] and len(fake_druid.requests_matching("POST", SAMPLER)) == 1  # no retry
+    assert submits(fake_druid) == [] and len(fake_druid.requests_matching("POST", SAMPLER)) == 2  # 1 probe, no retry
 
 
 def test_allow_empty_accepts_it_and_the_check_passes(fake_druid: FakeDruid, druid, spec) -> None:

@@ -219,7 +219,7 @@ def test_a_dropexisting_replace_over_an_empty_input_fails_before_submitting(drui
     text = str(empty.value)
     assert "nothing was submitted" in text and "/data/none" in text and "allow_empty=True" in text, text
     assert posts(druid_conn) == [] and "druid_task_id" not in context["ti"].xcom
-    assert len([r for r in druid_conn.requests if r.path == SAMPLER]) == 1
+    assert len([r for r in druid_conn.requests if r.path == SAMPLER]) == 2  # the interval's rows, then the whole input
 
 
 def test_allow_empty_submits_the_empty_replace_without_a_probe(druid_conn, context):
