@@ -82,7 +82,7 @@ def test_a_probe_that_finds_rows_submits_and_says_so(real, spec_template, events
     spec = dynamic(build(spec_template, events_dir, day, DS))
     outcome = real.ensure_submitted(spec, idempotency_key=f"probe-{time.time_ns()}")
     assert outcome.action == "submitted", outcome
-    assert outcome.input_probe is not None and outcome.input_probe.startswith("input probe: the sampler read 20 row(s)")
+    assert outcome.input_probe is not None and outcome.input_probe.startswith("input probe: the sampler read 1 row(s)")
     assert real.wait_for_task(outcome.task_id, timeout=300, schedule=POLL).state == "SUCCESS"
 
 
