@@ -43,6 +43,18 @@ def test_pool_from_capacity(capsys: pytest.CaptureFixture[str]) -> None:
     assert 'airflow pools set druid_ingest 6 "Druid task slots" --include-deferred' in out
 
 
+@pytest.mark.parametrize(("config", "warned"), [("", True), ("storage:\n  postgres:\n    postgres_url: x\n", False)])
+def test_dagster_pool_warns_on_sqlite_storage(tmp_path: Path, monkeypatch, capsys, config: str, warned: bool) -> None:
+    """SQLite storage can grant one slot to two steps claiming together; a Postgres instance is not warned."""
+    (tmp_path / "dagster.yaml").write_text(config)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    with FakeDruid(worker_capacity=8) as fake:
+        assert main(["pool", "--url", fake.url, "--spec", SPEC, "--for", "dagster"]) == 0
+    out = capsys.readouterr().out
+    assert "dagster instance concurrency set druid_ingest 2" in out
+    assert ("warning: $DAGSTER_HOME/dagster.yaml names no postgres or mysql storage" in out) is warned
+
+
 def test_timeouts_from_history_with_env_credentials(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("DRUID_USER", "admin")
     monkeypatch.setenv("DRUID_PASSWORD", "cli-s3cret")

@@ -104,6 +104,9 @@ def cmd_pool(args: argparse.Namespace) -> int:
         command = ["dagster", "instance", "concurrency", "set", args.name, str(size)]
         data.update(pool_slots=size, command=command, applied=False)
         lines += [f"pool: {size} concurrent ingestion(s) of {per_task} Druid slot(s) each", " ".join(command)]
+        if (warning := _sqlite_pool_warning(os.environ.get("DAGSTER_HOME"))) is not None:
+            data["warning"] = warning
+            lines.append(f"warning: {warning}")
     else:
         command = ["airflow", "pools", "set", args.name, str(size * per_task), "Druid task slots",
                    "--include-deferred"]
@@ -119,6 +122,23 @@ def cmd_pool(args: argparse.Namespace) -> int:
             return 1
     emit(args, data, lines)
     return 0
+
+
+def _sqlite_pool_warning(dagster_home: str | None) -> str | None:
+    """Dagster's SQLite storage reads a free slot, then writes it without checking it is still free: two steps
+    claiming at the same instant can both hold a pool's one slot (Dagster's ``_claim_concurrency_slot``)."""
+    if not dagster_home:
+        return None
+    try:
+        with open(os.path.join(dagster_home, "dagster.yaml"), encoding="utf-8") as config:
+            text = config.read().lower()
+    except OSError:
+        text = ""
+    if "postgres" in text or "mysql" in text:
+        return None
+    return ("$DAGSTER_HOME/dagster.yaml names no postgres or mysql storage, so this instance uses SQLite, whose "
+            "slot claims are not atomic across processes: two runs starting together can both take the last "
+            "slot. Use dagster-postgres storage where the pool must hold")
 
 
 def _apply_pool(command: list[str]) -> tuple[bool, str]:
