@@ -35,6 +35,9 @@ def test_serialize_round_trip_has_only_primitives_and_no_task_id():
 
 
 async def test_success_event_with_report_summary(druid_conn):
+    # The fixture's 0.3 s task could end before a loaded machine's first look, leaving no lock to see (the
+    # ceiling is then rightly None): 2 s keeps "the trigger saw the task holding its lock" true under load.
+    druid_conn.plan_next_task(TaskPlan(duration=2.0))
     druid_task_id = await asyncio.to_thread(submit)
     event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
     assert event["status"] == "success", event
