@@ -73,7 +73,9 @@ def test_slot_limits_second_parallel_task_pending(fake_druid_factory):
 
 
 def test_sequential_tasks_share_capacity_one_slot_each(fake_druid_factory):
-    fake = fake_druid_factory(worker_capacity=2, task_duration=0.3, pending_delay=0.0)
+    # Tasks that outlast the test: with 0.3 s, three submits on a loaded machine took longer than s1 ran, s1 ended
+    # and s3 took its slot (the fake was right; the test's timing was not).
+    fake = fake_druid_factory(worker_capacity=2, task_duration=60.0, pending_delay=0.0)
     for n, tid in enumerate(("s1", "s2", "s3"), start=1):  # one day each: no lock conflict
         submit(fake, index_parallel_spec(intervals=[f"2024-01-0{n}/2024-01-0{n + 1}"], task_id=tid))
     time.sleep(0.05)
