@@ -334,3 +334,20 @@ def test_forgotten_failed_attempts_lead_past_the_highest(fake_druid: FakeDruid, 
     third = client.ensure_submitted(day_spec())
     assert (third.task_id, third.action, third.attempt) == (first_id + "_r2", "submitted", 2)
     assert [p.json["id"] for p in posts(fake_druid)] == [first_id + "_r2"]
+
+
+def test_failed_first_attempt_with_a_running_retry_adopts_the_retry(fake_druid: FakeDruid, make_client) -> None:
+    """Attempt 0 FAILED and _r1 still RUNNING: the highest known attempt decides, so _r1 is adopted with no POST
+    (not a duplicate-id POST of _r1, and no report read for attempt 0)."""
+    fake_druid.plan_next_task(TaskPlan(outcome="FAILED", error_msg="boom"))
+    fake_druid.plan_next_task(TaskPlan(duration=60))
+    client = make_client()
+    first = client.ensure_submitted(day_spec())
+    client.wait_for_task(first.task_id, timeout=20)
+    second = client.ensure_submitted(day_spec())
+    assert second.task_id == first.task_id + "_r1" and second.action == "submitted"
+    fake_druid.clear_requests()
+    again = client.ensure_submitted(day_spec())
+    assert (again.task_id, again.action, again.attempt, again.state) == (second.task_id, "adopted", 1, "RUNNING")
+    assert posts(fake_druid) == []
+    assert not [r for r in fake_druid.requests if r.path.endswith("/reports")]

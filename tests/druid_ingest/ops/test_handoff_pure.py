@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from druid_ingest.api._models import HandoffTarget, Segment
-from druid_ingest.ops._handoff import chunk_targets, evaluate, required_segments, span_of
+from druid_ingest.ops._handoff import chunk_targets, empty_publish, evaluate, plan_gate, required_segments, span_of
 
 OLD = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"
@@ -111,3 +111,15 @@ def test_old_serialized_target_without_ceiling_still_loads() -> None:
     data = target().to_dict()
     del data["version_ceiling"]  # a trigger serialized by an earlier release
     assert HandoffTarget.from_dict(data).version_ceiling is None
+
+
+def test_tombstones_only_at_the_exact_lock_version_is_nothing_not_loaded() -> None:
+    """The ceiling read from activeLocks is the lock version itself, so the task's own version equals it. A
+    replace whose report has no row stats and whose own version is only tombstones is empty: ``nothing``."""
+    mine = target(version_ceiling=MINE, segments_published=2)  # rows_processed None: no row stats
+    used = [seg(0, OLD), seg(1, OLD), seg(0, MINE, tomb=True), seg(1, MINE, tomb=True)]
+    assert empty_publish(mine, used)
+    gate = plan_gate(mine, used)
+    result = evaluate(mine, gate.chunks, served=ids(required_segments(gate.chunks)), empty=gate.empty)
+    assert result.state == "nothing" and "published only tombstones" in result.detail
+    assert not empty_publish(mine, [*used, seg(2, MINE)])  # one real segment of its own: not empty
