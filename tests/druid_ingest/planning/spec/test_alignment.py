@@ -120,6 +120,15 @@ def test_half_hour_zone_with_day_segments_is_refused_and_its_period_fix_accepted
     build_plan(spec_with("THIRTY_MINUTE", "2026-10-23T18:30:00Z/2026-10-24T18:30:00Z"))
 
 
+@pytest.mark.parametrize("zone", ["-05:00", "-0500"])
+def test_negative_fixed_offset_zone_buckets_start_at_its_midnight(zone: str) -> None:
+    """A ``-05:00`` day is 05:00Z to 05:00Z (a sign read as + would put it at 19:00Z the day before)."""
+    day = {"type": "period", "period": "P1D", "timeZone": zone}
+    build_plan(spec_with(day, "2026-10-23T05:00:00Z/2026-10-24T05:00:00Z"))
+    [text] = refusal(spec_with(day, "2026-10-23T00:00:00Z/2026-10-24T00:00:00Z"))
+    assert "2026-10-22T05:00Z/2026-10-23T05:00Z and 2026-10-23T05:00Z/2026-10-24T05:00Z" in text
+
+
 def test_week_buckets_start_on_monday() -> None:
     build_plan(spec_with("WEEK", "2026-10-19/2026-10-26"))  # Monday to Monday
     [text] = refusal(spec_with("WEEK", "2026-10-21/2026-10-28"))  # Wednesday to Wednesday
