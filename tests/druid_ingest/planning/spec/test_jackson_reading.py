@@ -23,7 +23,7 @@ GS = "spec.dataSchema.granularitySpec"
 @pytest.mark.parametrize(
     ("value", "expected"),
     [(True, True), (False, False), ("true", True), ("false", False), ("TRUE", True), ("False", False),
-     (1, True), (0, False), (None, None), (" true ", True), ("", None), ("null", None),
+     (1, True), (2, True), (-1, True), (0, False), (None, None), (" true ", True), ("", None), ("null", None),
      ("1", INVALID), ("0", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID)],
 )
 def test_read_bool_follows_jackson(value: Any, expected: Any) -> None:
