@@ -6,7 +6,14 @@ import json
 
 import pytest
 from druid_ingest.api import _endpoints as ep
-from druid_ingest.ops._input_probe import describe_input, probe_request, wants_probe
+from druid_ingest.api._models import InputSample
+from druid_ingest.ops._input_probe import (
+    PROBE_TIMEOUT_MS,
+    describe_input,
+    empty_input_error,
+    probe_request,
+    wants_probe,
+)
 from druid_ingest.planning._plan import build_plan
 from druid_ingest.wire._errors import DruidProtocolError, DruidValidationError
 from druid_ingest.wire._http import Response
@@ -83,3 +90,14 @@ def test_only_a_dropexisting_native_replace_is_probed() -> None:
     assert not wants_probe(build_plan(day_spec(dynamic=True)), allow_empty=True)
     assert not wants_probe(build_plan(day_spec(dynamic=True, appendToExisting=True, dropExisting=False)), False)
     assert not wants_probe(build_plan(day_spec(dynamic=True, dropExisting=False)), False)
+
+
+def test_an_answer_that_spent_the_budget_is_called_slow_not_empty() -> None:
+    """From 90 % of the sampler's ``timeoutMs`` on, no row means "may be slow": still refused, worded so."""
+    plan = build_plan(day_spec(dropExisting=True))
+    boundary = PROBE_TIMEOUT_MS / 1000 * 0.9
+    for seconds, slow in ((boundary, True), (boundary - 0.01, False), (0.0, False)):
+        text = str(empty_input_error(plan, InputSample(0, 0, seconds=seconds)))
+        assert ("may be slow to deliver its first row rather than empty" in text) is slow, (seconds, text)
+        assert ("the input of this dropExisting replace is empty" in text) is not slow
+        assert "nothing was submitted" in text and "allow_empty=True" in text
