@@ -196,6 +196,20 @@ def test_race_shaped_404_is_transient_a_bounded_number_of_times(fake_druid: Fake
     assert len(fake_druid.requests_matching("GET", f"/druid/indexer/v1/task/{task_id}/status")) == MAX_UNKNOWN_LOOKS + 1
 
 
+def test_a_plain_404_for_a_task_already_seen_is_looked_past(fake_druid: FakeDruid, make_client) -> None:
+    """Once a wait has seen its task, a plain "Cannot find any task" (a restarted Overlord not yet caught up, a
+    proxy's stale answer) is transient like the race-shaped one: a few such looks, then SUCCESS."""
+    from druid_ingest.testing import TaskPlan
+
+    fake_druid.plan_next_task(TaskPlan(duration=1.5))
+    client = make_client()
+    task_id = client.ensure_submitted(day_spec()).task_id
+    fake_druid.add_fault(Fault(method="GET", path=STATUS[1], kind="status", status=404, content_type="text/plain",
+                               body=f"Cannot find any task with id: [{task_id}]", after=1, times=2))
+    assert client.wait_for_task(task_id, timeout=30).state == "SUCCESS"
+    assert len(fake_druid.requests_matching("GET", f"/druid/indexer/v1/task/{task_id}/status")) >= 4
+
+
 def test_plain_unknown_task_is_believed_at_once(fake_druid: FakeDruid, make_client) -> None:
     from druid_ingest.wire._errors import UnknownTaskError
 
