@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.testing import FakeDruid, Fault
-from druid_ingest.wire._config import ClusterConfig
+from druid_ingest.wire._config import ClusterConfig, netloc_of
 from druid_ingest.wire._errors import DruidRedirectError
 
 from tests.druid_ingest.sample_specs import day_spec
@@ -44,3 +44,13 @@ def test_trusted_netlocs_of_bare_and_scheme_spellings() -> None:
         ("https", "overlord-2", 8090),  # bare: either scheme (a TLS leader redirects to https)
         ("https", "overlord-3", 8281),  # with a scheme: that scheme only
     }
+
+
+def test_default_ports_fill_in_by_scheme() -> None:
+    """A URL without a port means 443 for https and 80 for http: a redirect to ``https://broker/`` is to :443."""
+    config = ClusterConfig(url="https://router", trusted_hosts=("https://overlord-3", "http://overlord-4"))
+    assert config.trusted_netlocs() == {("https", "router", 443), ("https", "overlord-3", 443),
+                                        ("http", "overlord-4", 80)}
+    assert netloc_of("https://Broker/druid/v2") == ("https", "broker", 443)
+    assert netloc_of("http://broker/druid/v2") == ("http", "broker", 80)
+    assert netloc_of("https://broker:8282/") == ("https", "broker", 8282)
