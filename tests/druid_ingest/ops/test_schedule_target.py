@@ -129,3 +129,21 @@ def test_without_history_both_clients_see_the_end_within_the_target(fake_druid_f
     assert outcome.kind == "success"
     finished = fake.task(task_id).finished_at
     assert finished is not None and seen - finished < 1.5, seen - finished
+
+
+def test_a_resumed_wait_past_its_task_deadline_keeps_the_handoff_deadline() -> None:
+    """A wait rebuilt after its task deadline (a trigger resumed late) whose task already SUCCEEDED gets the
+    handoff until ``task_deadline + handoff_timeout``, never ``now + handoff_timeout`` (that would let every
+    rebuild extend the wait). Simulated clock: the gate never completes (loading paused)."""
+    clock = SimClock()
+    with FakeDruid(clock=clock.now, task_duration=5, pending_delay=0.5) as fake:
+        fake.pause_loading()
+        with DruidClient(ClusterConfig(url=fake.url), RetryPolicy(jitter=False), clock=clock.now,
+                         sleep=clock.sleep) as client:
+            task_id = client.ensure_submitted(day_spec(), idempotency_key="late-resume").task_id
+            task_deadline = clock.now() + 60
+            clock.sleep(100)  # the task ended long ago; the wait is rebuilt 40 s past its task deadline
+            outcome = client.watch_ingestion(task_id, "", [], False, task_deadline=task_deadline,
+                                             handoff_timeout=120, schedule=PollSchedule(5, 10, 1.5), predict=False)
+    assert outcome.task.kind == "success" and outcome.handoff is not None and outcome.handoff.kind == "timeout"
+    assert clock.now() == pytest.approx(task_deadline + 120, abs=0.5)  # not task_deadline + 40 + 120
