@@ -136,6 +136,10 @@ def test_execution_timeout_shutdown_is_optional(druid_conn, context):
     stop._druid_task_id, stop._timed_out = context["ti"].xcom["druid_task_id"], True
     stop.on_kill()  # shutdown_on_timeout defaults to True
     assert len(shutdowns(druid_conn)) == 1
+    killed = DruidIngestOperator(task_id="i", spec=spec(), shutdown_on_timeout=False)
+    killed._druid_task_id = context["ti"].xcom["druid_task_id"]
+    killed.on_kill()  # a user's kill, not a timeout: shutdown_on_timeout does not keep the task
+    assert len(shutdowns(druid_conn)) == 2
 
 
 def _range_spec() -> dict:
