@@ -53,6 +53,9 @@ _PARSERS: list[tuple[Callable[[Response, Request], Any], Request, G, Callable[[A
     (ep.parse_health, ep.health(), sampled([True, False]), lambda v: None),
     (ep.parse_handoff_complete, ep.handoff_complete("wiki", _SEG), sampled([True, False]), lambda v: None),
     (ep.parse_sql, ep.sql("SELECT 1"), lists(obj({"c": any_json}), 2), lambda v: None),
+    (ep.parse_data_servers, ep.data_servers(),
+     lists(obj({"host": any_json, "type": sampled(["historical", "indexer-executor"]), "currSize": any_json,
+                "maxSize": any_json}), 3), lambda v: None),
     (ep.parse_shutdown, ep.shutdown("t1"), obj({"task": TASK_IDS}), lambda v: None),
 ]
 

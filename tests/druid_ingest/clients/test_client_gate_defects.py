@@ -8,7 +8,8 @@ import time
 
 import pytest
 from druid_ingest.testing import FakeDruid, Fault, TaskPlan
-from druid_ingest.wire._errors import DruidTaskFailedError, DruidUsageError
+from druid_ingest.wire import PollSchedule
+from druid_ingest.wire._errors import DruidTaskFailedError, DruidUsageError, DruidWaitTimeoutError
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -155,3 +156,28 @@ def test_an_empty_ingestion_is_an_error_of_its_own_with_druids_words(fake_druid:
     task_id = client.ensure_submitted(spec).task_id  # the same work: adopted, not resubmitted
     target = client.handoff_target(task_id, "", [DAY])
     assert client.wait_for_handoff(target, timeout=20).state == "nothing"  # the low-level wait reports it plainly
+
+
+def test_a_gate_waiting_with_no_historical_says_so(fake_druid: FakeDruid, make_client, monkeypatch) -> None:
+    """Pending because no Historical is up: from the second "will it ever load?" look (every 60 s; 0.5 s here)
+    the pending line says so (one /servers read per such look), and stops once one is back and they load."""
+    from druid_ingest.ops import _waits
+
+    monkeypatch.setattr(_waits, "NEVER_PROBE_EVERY", 0.5)
+    client = make_client()
+    task_id = client.ensure_submitted(day_spec()).task_id
+    fake_druid.set_historicals(0)
+    client.wait_for_task(task_id, timeout=20)
+    target = client.handoff_target(task_id, "events_web", [DAY])
+    seen: list = []
+    with pytest.raises(DruidWaitTimeoutError):
+        client.wait_for_handoff(target, timeout=2.5, schedule=PollSchedule(0.1, 0.2, 1.5), on_progress=seen.append)
+    notes = [r.detail for r in seen if "no Historical is announced to the Coordinator" in r.detail]
+    assert notes and "not served yet" in notes[0], [r.detail for r in seen]
+    assert "no Historical" not in seen[0].detail + seen[1].detail  # the first two looks do not ask
+    asked = len(fake_druid.requests_matching("GET", "/druid/coordinator/v1/servers"))
+    probes = len(fake_druid.requests_matching("GET", "/druid/coordinator/v1/datasources/events_web/handoffComplete"))
+    assert 1 <= asked == probes - 1, (asked, probes)  # one per "ever load?" look but the first
+    fake_druid.set_historicals(1)
+    done = client.wait_for_handoff(target, timeout=20, schedule=PollSchedule(0.1, 0.2, 1.5))
+    assert done.state == "loaded" and "no Historical" not in done.detail

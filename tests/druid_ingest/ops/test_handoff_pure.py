@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from druid_ingest.api._models import HandoffTarget, Segment
-from druid_ingest.ops._handoff import chunk_targets, empty_publish, evaluate, plan_gate, required_segments, span_of
+from druid_ingest.api._models import DataServer, HandoffTarget, Segment
+from druid_ingest.ops._handoff import (
+    chunk_targets,
+    empty_publish,
+    evaluate,
+    loading_note,
+    plan_gate,
+    required_segments,
+    span_of,
+)
 
 OLD = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"
@@ -123,3 +131,14 @@ def test_tombstones_only_at_the_exact_lock_version_is_nothing_not_loaded() -> No
     result = evaluate(mine, gate.chunks, served=ids(required_segments(gate.chunks)), empty=gate.empty)
     assert result.state == "nothing" and "published only tombstones" in result.detail
     assert not empty_publish(mine, [*used, seg(2, MINE)])  # one real segment of its own: not empty
+
+
+def test_loading_note_names_a_missing_or_full_historical() -> None:
+    indexer = DataServer("idx:8091", "indexer-executor", "_default_tier", 0, 0)
+    assert "no Historical is announced" in loading_note([indexer])
+    assert "no Historical is announced" in loading_note([])
+    full = DataServer("h1:8083", "historical", "_default_tier", 100, 100)
+    room = DataServer("h2:8083", "historical", "_default_tier", 10, 100)
+    assert "segment cache is full (h1:8083 100/100 bytes)" in loading_note([indexer, full])
+    assert loading_note([indexer, full, room]) == ""  # one with room: loading is merely slow
+    assert loading_note([DataServer("h3:8083", "historical", "t", 0, 0)]) == ""  # size unknown: no claim

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         FAILED,
         SUCCESS,
         ClusterCapacity,
+        DataServer,
         HandoffResult,
         HandoffTarget,
         InputSample,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 #: where each public name lives
 _WHERE = {
     "ClusterCapacity": "_models",
+    "DataServer": "_models",
     "FAILED": "_models",
     "HandoffResult": "_models",
     "HandoffTarget": "_models",
@@ -51,6 +53,7 @@ __all__ = [
     "FAILED",
     "SUCCESS",
     "ClusterCapacity",
+    "DataServer",
     "HandoffResult",
     "HandoffTarget",
     "InputSample",

@@ -18,6 +18,7 @@ __all__ = [
     "SUCCESS",
     "TERMINAL_STATES",
     "ClusterCapacity",
+    "DataServer",
     "HandoffResult",
     "HandoffTarget",
     "InputSample",
@@ -136,6 +137,18 @@ def segment_version(value: Any, what: str) -> str:
     if isinstance(value, str) and value:
         return value
     raise DruidProtocolError(f"{what} version {str(value)[:100]!r} is not a non-empty string")
+
+
+@dataclass(frozen=True)
+class DataServer:
+    """One server the Coordinator lists as holding segments (``/servers?simple``): a Historical, or an Indexer or
+    Peon serving realtime segments (``indexer-executor``). Sizes are bytes of segment cache."""
+
+    host: str
+    type: str
+    tier: str
+    curr_size: int
+    max_size: int
 
 
 @dataclass(frozen=True)

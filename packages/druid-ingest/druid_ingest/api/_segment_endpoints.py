@@ -5,15 +5,17 @@ inventory on the Coordinator, the Broker's query candidates (druid-contract §ha
 
 from __future__ import annotations
 
-from druid_ingest.api._jsonvalues import as_int
-from druid_ingest.api._models import Segment, segment_interval, segment_version
+from druid_ingest.api._jsonvalues import as_int, as_str
+from druid_ingest.api._models import DataServer, Segment, segment_interval, segment_version
 from druid_ingest.wire import Request, Response, raise_for_status, seg
 
 __all__ = [
     "COORD",
     "broker_candidates",
+    "data_servers",
     "handoff_complete",
     "parse_broker_candidates",
+    "parse_data_servers",
     "parse_handoff_complete",
     "parse_served_segments",
     "parse_used_segments",
@@ -95,6 +97,22 @@ def handoff_complete(datasource: str, segment: Segment) -> Request:
 def parse_handoff_complete(resp: Response, req: Request) -> bool:
     raise_for_status(resp, req)
     return resp.text.strip() == "true"
+
+
+def data_servers() -> Request:
+    """The servers the Coordinator knows to hold segments (Druid's ``ServersResource``, STATE READ)."""
+    return Request("GET", "coordinator", f"{COORD}/servers", params=(("simple", ""),))
+
+
+def parse_data_servers(resp: Response, req: Request) -> list[DataServer]:
+    """``[{"host", "tier", "type", "priority", "currSize", "maxSize"}, ...]``; entries that are not objects are
+    skipped (the note this feeds is a courtesy)."""
+    raise_for_status(resp, req)
+    body = resp.json()
+    entries = body if isinstance(body, list) else []
+    return [DataServer(as_str(e.get("host")) or "?", as_str(e.get("type")) or "", as_str(e.get("tier")) or "",
+                       as_int(e.get("currSize")) or 0, as_int(e.get("maxSize")) or 0)
+            for e in entries if isinstance(e, dict)]
 
 
 # ---- Broker -------------------------------------------------------------------------------------

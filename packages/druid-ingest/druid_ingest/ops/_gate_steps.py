@@ -21,7 +21,16 @@ from druid_ingest.api import (
     TaskStatus,
 )
 from druid_ingest.api import _endpoints as ep
-from druid_ingest.ops._handoff import GatePlan, broker_lag, evaluate, plan_gate, required_segments, span_of, version_key
+from druid_ingest.ops._handoff import (
+    GatePlan,
+    broker_lag,
+    evaluate,
+    loading_note,
+    plan_gate,
+    required_segments,
+    span_of,
+    version_key,
+)
 from druid_ingest.ops._operations import failure, report_summary
 from druid_ingest.ops._queries import ServedQuery
 from druid_ingest.planning import parse_instant
@@ -145,14 +154,16 @@ def gate_look(target: HandoffTarget, plan: GatePlan, probe_never: bool = True) -
 
 
 def gate_step(
-    target: HandoffTarget, plan: GatePlan, probe_never: bool = True
+    target: HandoffTarget, plan: GatePlan, probe_never: bool = True, ask_why: bool = False
 ) -> Operation[tuple[HandoffResult, GatePlan]]:
     """One look with ``plan``: the served inventory (ids only) over the required span, ``handoffComplete`` for one
     missing segment when ``probe_never``, the Broker's view once everything is served; and the plan to use next.
 
     Before trusting ``handoffComplete`` the metadata is read again: Druid answers true for a segment a newer
     version overshadows (it will never load, and need not), so "never" is only said for a segment that a fresh
-    read still shows visible, and the fresh plan replaces the old one.
+    read still shows visible, and the fresh plan replaces the old one. With ``ask_why`` (a wait pending past one
+    such look already) a segment Druid means to load costs one ``/servers`` read saying why it does not
+    (``loading_note``), kept in the plan; an ordinary handoff of seconds never pays it.
     """
     required = required_segments(plan.chunks)
     if not required:
@@ -167,24 +178,41 @@ def gate_step(
             span = span_of(required)
             served = yield ServedQuery(target.datasource, span)
         missing = [s for s in required if s.segment_id not in served]
+        why = ""
         if missing:
-            never = yield from _never(target, missing, span)
+            never, why = yield from _never(target, missing, span, ask_why)
+        plan = replace(plan, why=why)
     result = evaluate(target, plan.chunks, served, never, plan.empty)
     if not result.done:
+        if result.state == "pending" and result.missing and plan.why:
+            result = replace(result, detail=f"{result.detail}; {plan.why}")
         return result, plan
     return (yield from _broker_view(target, plan, result, span)), plan
 
 
-def _never(target: HandoffTarget, missing: list[Segment], span: str) -> Operation[set[str]]:
-    """Missing segments that will never load: ``handoffComplete`` true for a visible, unserved one (its rule has
-    no replicas), confirmed by a fresh inventory read (rules out a load in between)."""
+def _never(
+    target: HandoffTarget, missing: list[Segment], span: str, ask_why: bool
+) -> Operation[tuple[set[str], str]]:
+    """(missing segments that will never load, why the others are not loading). Never: ``handoffComplete`` true
+    for a visible, unserved one (its rule has no replicas), confirmed by a fresh inventory read (rules out a load
+    in between). Otherwise Druid means to load them, and the servers list may say why it cannot yet."""
     probe = missing[0]
     if not (yield from call(ep.handoff_complete(target.datasource, probe), ep.parse_handoff_complete)):
-        return set()
+        return set(), ((yield from _why_not_loading()) if ask_why else "")
     served = yield from call(ep.served_segments(target.datasource, span), ep.parse_served_segments)  # fresh
     if probe.segment_id in served:
-        return set()
-    return {s.segment_id for s in missing if s.interval == probe.interval and s.version == probe.version}
+        return set(), ""
+    return {s.segment_id for s in missing if s.interval == probe.interval and s.version == probe.version}, ""
+
+
+def _why_not_loading() -> Operation[str]:
+    """One ``/servers?simple`` read turned into :func:`loading_note`; any error gives "" (a courtesy, as naming
+    the later task is: it never fails a wait)."""
+    try:
+        servers = yield from call(ep.data_servers(), ep.parse_data_servers)
+    except DruidError:
+        return ""
+    return loading_note(servers)
 
 
 def _broker_view(target: HandoffTarget, plan: GatePlan, result: HandoffResult, span: str) -> Operation[HandoffResult]:

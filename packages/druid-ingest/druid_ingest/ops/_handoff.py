@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from druid_ingest.api import HandoffResult, HandoffTarget, Segment
+from druid_ingest.api import DataServer, HandoffResult, HandoffTarget, Segment
 from druid_ingest.ops._timeline import IntervalIndex, Piece, version_key, visible
 from druid_ingest.planning import parse_instant
 
@@ -86,6 +86,9 @@ class GatePlan:
 
     chunks: list[ChunkTarget] = field(default_factory=list)
     empty: bool = False
+    #: why the missing segments are not loading, from the last look that asked (``loading_note``); kept until the
+    #: next such look, so every pending line in between says it
+    why: str = ""
 
 
 def _own_range(target: HandoffTarget, version: str) -> bool:
@@ -239,3 +242,16 @@ def evaluate(
         return HandoffResult(state, detail=f"{note}; its {len(required)} segment(s) are served", **kw)
     shown = ", ".join(own_versions) if own_versions else str(superseded_by)
     return HandoffResult(state, detail=f"all {len(required)} segment(s) of version {shown} are served{suffix}", **kw)
+
+
+def loading_note(servers: list[DataServer]) -> str:
+    """Why segments Druid means to load (``handoffComplete`` false) are not loading, when the servers tell: no
+    Historical announced, or every Historical's segment cache full. "" when loading looks merely slow."""
+    historicals = [s for s in servers if s.type == "historical"]
+    if not historicals:
+        return ("no Historical is announced to the Coordinator (its /servers list has none), so nothing can load "
+                "them until one starts")
+    if all(s.max_size > 0 and s.curr_size >= s.max_size for s in historicals):
+        sizes = ", ".join(f"{s.host} {s.curr_size}/{s.max_size} bytes" for s in historicals)
+        return f"every Historical's segment cache is full ({sizes}): raise druid.segmentCache.locations maxSize"
+    return ""

@@ -187,7 +187,8 @@ def watch_handoff(
     segment will never load is first asked at the second pending look (right after publishing nothing is loaded
     yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds; each such
     look re-reads the metadata first (a segment a newer version overshadows is not required, never "never") and
-    keeps that fresh plan.
+    keeps that fresh plan. From the second such question on, a wait still pending also asks why (no Historical,
+    caches full: ``loading_note``), and its pending lines say so.
     ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). Yields each
     pending HandoffResult as progress.
     """
@@ -204,7 +205,8 @@ def watch_handoff(
         probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
         result: HandoffResult
         try:
-            result, plan = yield from gate_step(target, plan, probe_never=probe)
+            ask_why = probe and probed_at is not None
+            result, plan = yield from gate_step(target, plan, probe_never=probe, ask_why=ask_why)
         except DruidError as exc:  # as in watch_task: an outage is ridden out until the gate's own deadline
             now = clock()
             if not is_transient(exc) or now >= deadline or last is None:
@@ -227,7 +229,7 @@ def watch_handoff(
         polls += 1
         yield Sleep(min(schedule.delay(polls), remaining))
         if polls % REREAD_EVERY == 0:
-            plan = yield from gate_chunks(target)
+            plan = replace((yield from gate_chunks(target)), why=plan.why)
 
 
 def watch_ingestion(

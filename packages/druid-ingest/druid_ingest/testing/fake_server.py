@@ -244,6 +244,11 @@ class FakeDruid:
     def load_all_now(self) -> None:
         self.state.load_all_now()
 
+    def set_historicals(self, count: int) -> None:
+        """How many Historicals the Coordinator lists (default 1); 0 is a cluster whose Historical is down:
+        nothing loads until it is set back."""
+        self.state.set_historicals(count)
+
     def served_segment_ids(self, datasource: str) -> set[str]:
         with self.state.lock:
             self.state.now()

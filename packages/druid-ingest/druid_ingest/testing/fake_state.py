@@ -52,6 +52,7 @@ class ClusterState:
         self.plans: deque[TaskPlan] = deque()
         self.default_plan = TaskPlan()
         self.loading_paused = False
+        self.historicals = 1  # 0: a cluster whose Historical is down (nothing loads; /servers lists none)
         self.last_completed_time: str | None = None
         self._t = clock()
         self._last_version_ms = 0
@@ -179,7 +180,7 @@ class ClusterState:
     def _wants_load(self, seg: FakeSegment) -> bool:
         # Tombstones load too (druid-contract §handoff: loaded via TombstoneLoadSpec); a check against real Druid may
         # revise this.
-        return (seg.used and seg.served_at is None and not self.loading_paused
+        return (seg.used and seg.served_at is None and not self.loading_paused and self.historicals > 0
                 and seg.identifier not in self.overshadowed(seg.datasource)
                 and self.replicas(seg) > 0)
 
@@ -380,6 +381,12 @@ class ClusterState:
         with self.lock:
             self.now()
             self.rules[ds] = copy.deepcopy(rules)
+            self.touch()
+
+    def set_historicals(self, count: int) -> None:
+        with self.lock:
+            self.now()
+            self.historicals = count
             self.touch()
 
     def set_paused(self, paused: bool) -> None:
