@@ -93,8 +93,10 @@ def build_plan(
     unaligned, notes = alignment_findings(spec, schedule_terms)
     if unaligned and not allow_unaligned:
         raise SpecValidationError(
-            unaligned, "preflight='warn' does not lift this (it is a certain loss, not a doubt about Druid's rules): "
-            f"pass {schedule_terms.opt_in} to accept it."
+            unaligned, "preflight='warn' does not lift this. Pre-flight reads the spec, not the datasource, so it "
+            "cannot tell whether rows are stored in those hours (a new datasource, or one empty there, loses "
+            f"nothing): it refuses rather than guess. When nothing is stored there, or the loss is intended, pass "
+            f"{schedule_terms.opt_in}."
         )
     overridden = [f"pre-flight (preflight='warn', submitted anyway): {p}" for p in problems]
     facts = spec_facts(spec)

@@ -129,6 +129,20 @@ def test_negative_fixed_offset_zone_buckets_start_at_its_midnight(zone: str) -> 
     assert "2026-10-22T05:00Z/2026-10-23T05:00Z and 2026-10-23T05:00Z/2026-10-24T05:00Z" in text
 
 
+def test_a_week_bucket_over_two_days_says_it_cannot_see_the_datasource() -> None:
+    """Druid's tutorial shape (WEEK segments, a two-day interval) into a datasource that may be new: pre-flight
+    cannot see whether the rest of the week holds rows, so it refuses without calling the loss certain, and
+    ``allow_unaligned`` (the named way on) plans it."""
+    spec = spec_with("WEEK", "2015-09-12/2015-09-14")
+    with pytest.raises(SpecValidationError) as info:
+        build_plan(spec)
+    text = str(info.value)
+    assert "any rows stored for the hours outside the interval would be lost" in text
+    assert "cannot tell whether rows are stored in those hours" in text and "certain" not in text
+    assert "allow_unaligned=True" in text
+    assert build_plan(spec, allow_unaligned=True).intervals == ("2015-09-12/2015-09-14",)
+
+
 def test_week_buckets_start_on_monday() -> None:
     build_plan(spec_with("WEEK", "2026-10-19/2026-10-26"))  # Monday to Monday
     [text] = refusal(spec_with("WEEK", "2026-10-21/2026-10-28"))  # Wednesday to Wednesday

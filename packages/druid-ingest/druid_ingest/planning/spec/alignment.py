@@ -225,7 +225,7 @@ def alignment_findings(
             f"{_PATH}.intervals[{i}]",
             f"is not aligned to segmentGranularity {name}"
             f"{' (UTC buckets)' if buckets.label.isupper() else ''}: a replace locks and overwrites every whole "
-            f"bucket it touches, {touched}, with this run's rows only, so what is stored for the "
+            f"bucket it touches, {touched}, with this run's rows only, so any rows stored for the "
             f"hours outside the interval would be lost, {lost_text(lost)}",
             value=text,
             valid="fixes: " + _fixes(granularity, buckets, start, end, terms),
