@@ -51,7 +51,7 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
         ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
     :param allow_unaligned: accept a replace whose intervals do not start and end on ``segmentGranularity``
         bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
-        stored hours outside the run's interval are lost. Refused by default (README "Non-UTC schedules");
+        stored hours outside the run's interval are lost. Refused by default (docs/airflow.md "Non-UTC schedules");
         with it the loss is logged as a warning.
     :param allow_empty: an empty interval is intended (a holiday). By default a ``dropExisting`` replace first
         probes its input through Druid's sampler (one POST before the submit) and fails, submitting nothing, when

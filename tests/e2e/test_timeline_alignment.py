@@ -2,7 +2,7 @@
 keep every hour of two consecutive runs (the second one the 25-hour DST day).
 
 With DAY segments the same two runs on Druid 33 left 27 of 49 hours readable, both green: each replace overwrote
-the whole UTC days it touched with its own rows only (README "Non-UTC schedules").
+the whole UTC days it touched with its own rows only (docs/airflow.md "Non-UTC schedules").
 """
 
 from __future__ import annotations

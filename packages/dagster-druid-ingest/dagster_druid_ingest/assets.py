@@ -123,7 +123,7 @@ def druid_daily_asset(
     :param shutdown_on_timeout: shut it down after ``task_timeout`` (default True; False: a retry adopts it)
     :param retry_policy: a step retry adopts a running/succeeded task, or submits ``_r<n>`` after a FAILED one
     :param timezone: the partitions' days (default UTC). A local day is not a UTC DAY bucket: use HOUR segments
-        or a period granularity in that zone, or the definitions fail to load (README "Non-UTC schedules")
+        or a period granularity in that zone, or the definitions fail to load (docs/airflow.md "Non-UTC schedules")
     :param allow_unaligned: accept a replace whose partition windows are not on segmentGranularity buckets
         (the rest of each bucket is overwritten: data loss) as a warning instead of refusing it
     :param preflight: ``"warn"``: the escape hatch when Druid accepts a spec pre-flight refuses; every problem
