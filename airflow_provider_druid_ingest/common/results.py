@@ -57,29 +57,24 @@ def task_result(outcome: TaskOutcome, *, sensor: bool) -> str:
 def handoff_result(
     outcome: HandoffOutcome, on_never: str, log: Warns, *, sensor: bool, allow_empty: bool = False
 ) -> str:
-    """The Druid task id once its data is queryable (or never will be, with ``on_never="pass"``).
-
-    A task that published nothing fails without retries (a retry would adopt the same SUCCESS task) unless
-    ``allow_empty``; the message carries Druid's own note and what to check.
-    """
-    if outcome.empty:
-        if not allow_empty:
-            raise _error(AirflowFailException, str(outcome.empty_error()), outcome)
-        log.warning("Druid task %s published nothing (allow_empty=True): %s", outcome.task_id, outcome.message)
+    """The Druid task id once the core's verdict passes (:meth:`HandoffOutcome.verdict`); else its error as an
+    Airflow exception: fatal ones (empty publish, zero-replica rules, 401/403) without retries, a sensor's timeout
+    as a sensor timeout, the rest retryable (a retry adopts the SUCCESS task)."""
+    verdict = outcome.verdict(on_never, allow_empty)
+    if verdict.error is None:
+        (log.warning if verdict.level == "warning" else log.info)("%s", verdict.line)
         return outcome.task_id
-    if outcome.kind == "success":
-        log.info("Data of Druid task %s is queryable: %s", outcome.task_id, outcome.message)
-        return outcome.task_id
-    if outcome.kind == "never":
-        if on_never == "pass":
-            log.warning("Segments of %s will never load (on_never='pass'): %s", outcome.task_id, outcome.message)
-            return outcome.task_id
-        raise _error(AirflowFailException, str(outcome.error()), outcome)
+    if is_fatal(verdict.error):
+        raise _error(AirflowFailException, _text(verdict.error, outcome), outcome)
     if outcome.kind == "timeout" and sensor:
         raise _error(AirflowSensorTimeout, outcome.message, outcome)
-    if outcome.fatal:
-        raise _error(AirflowFailException, outcome.message, outcome)
-    raise _error(AirflowException, outcome.message, outcome)  # timeout/error: a retry adopts the SUCCESS task
+    raise _error(AirflowException, outcome.message, outcome)
+
+
+def _text(error: DruidError, outcome: HandoffOutcome) -> str:
+    """A fatal verdict's message: the core error's own text for the gate's verdicts (empty, never), the trigger's
+    message for an error it met (it already names the call that failed)."""
+    return outcome.message if outcome.kind == "error" else str(error)
 
 
 def airflow_error(exc: DruidError | SpecValidationError) -> AirflowException:

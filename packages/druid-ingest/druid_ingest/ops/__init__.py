@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
     from ._options import OnNever, check_on_never
-    from ._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+    from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, TaskOutcome
     from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._queries import ServedQuery, StatusQuery, TaskQuery, ceiling_from_locks, direct, holds_lock, listed_ceiling
     from ._results import IngestResult, SubmitOutcome
@@ -38,6 +38,7 @@ _WHERE = {
     "PROBE_READ_OK": "_input_probe",
     "SubmitOutcome": "_results",
     "HandoffOutcome": "_outcomes",
+    "HandoffVerdict": "_outcomes",
     "IngestionOutcome": "_outcomes",
     "OnNever": "_options",
     "ServedQuery": "_queries",
@@ -74,6 +75,7 @@ __all__ = [
     "SHUTDOWN_RETRY",
     "AfterFailedPublish",
     "HandoffOutcome",
+    "HandoffVerdict",
     "IngestResult",
     "IngestionOutcome",
     "OnNever",

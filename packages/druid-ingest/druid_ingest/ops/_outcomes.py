@@ -31,6 +31,7 @@ __all__ = [
     "MAX_EVENT_ERROR_CHARS",
     "TASK_KINDS",
     "HandoffOutcome",
+    "HandoffVerdict",
     "IngestionOutcome",
     "OnNever",
     "TaskOutcome",
@@ -166,6 +167,18 @@ class TaskOutcome:
 
 
 @dataclass(frozen=True)
+class HandoffVerdict:
+    """What every face does with a gate outcome (:meth:`HandoffOutcome.verdict`): pass, logging ``line`` at
+    ``level``, or fail with ``error`` (fatal or not: ``is_fatal`` says whether a retry can help). The faces only
+    map it to their own exceptions and log calls; the rule lives here once."""
+
+    passed: bool
+    level: Literal["info", "warning"]
+    line: str
+    error: DruidError | None = None
+
+
+@dataclass(frozen=True)
 class HandoffOutcome:
     """The end of a handoff wait: ``success`` (loaded, nothing or superseded), ``never``, ``timeout``, ``error``."""
 
@@ -204,17 +217,32 @@ class HandoffOutcome:
         """The task published nothing: no new data, nothing replaced."""
         return self.result is not None and self.result.state == "nothing"
 
-    def settle(self, on_never: str = "fail", allow_empty: bool = False) -> HandoffResult:
-        """The verdict when the data is queryable (or, with ``on_never="pass"``, never will be), else the error.
+    def verdict(self, on_never: str = "fail", allow_empty: bool = False) -> HandoffVerdict:
+        """Pass when the data is queryable (or, with ``on_never="pass"``, never will be), else fail.
 
-        An ingestion that published nothing is an error unless ``allow_empty``: a missing input folder must not go
-        green with the interval's old data still in place.
+        An ingestion that published nothing fails unless ``allow_empty`` (fatal: a retry adopts the same
+        SUCCESS task): a missing input folder must not go green with the interval's old data still in place.
+        A timeout or an error fails retryably unless fatal (a retry adopts the SUCCESS task and waits again).
         """
-        if self.empty and not allow_empty:
-            raise self.empty_error()
-        if self.result is not None and (self.kind == "success" or (self.kind == "never" and on_never == "pass")):
-            return self.result
-        raise self.error()
+        if self.empty:
+            if not allow_empty:
+                return HandoffVerdict(False, "warning", self.message, self.empty_error())
+            return HandoffVerdict(True, "warning",
+                                  f"Druid task {self.task_id} published nothing (allow_empty=True): {self.message}")
+        if self.kind == "success":
+            return HandoffVerdict(True, "info", f"Data of Druid task {self.task_id} is queryable: {self.message}")
+        if self.kind == "never" and on_never == "pass":
+            return HandoffVerdict(True, "warning",
+                                  f"Segments of {self.task_id} will never load (on_never='pass'): {self.message}")
+        return HandoffVerdict(False, "warning", self.message, self.error())
+
+    def settle(self, on_never: str = "fail", allow_empty: bool = False) -> HandoffResult:
+        """:meth:`verdict` for a caller that raises: the HandoffResult when it passed, else its error."""
+        verdict = self.verdict(on_never, allow_empty)
+        if verdict.error is not None:
+            raise verdict.error
+        assert self.result is not None  # a passing verdict always has one (success, never, nothing)
+        return self.result
 
     def empty_error(self) -> DruidEmptyIngestionError:
         if self.result is not None and self.result.expected > 0:  # tombstones: the old data is gone
