@@ -241,7 +241,7 @@ class DruidIngestOperator(DruidSpecOperator):
 
     def _push_served_by(self, context: Context, druid_task_id: str, handoff: HandoffOutcome) -> None:
         """XCom ``druid_served_by_task``: whose data a query of the interval reads now (a row count must say)."""
-        state = handoff.result.state if handoff.result is not None else handoff.kind
+        state: str = handoff.result.state if handoff.result is not None else handoff.kind
         served = served_by(druid_task_id, state, handoff.result)
         if state == "superseded":
             self.log.warning("Druid task %s was superseded: the served version is Druid task %s's (%s), not this "
@@ -258,7 +258,7 @@ class DruidIngestOperator(DruidSpecOperator):
         if not any(getattr(o, "uri", "").startswith("druid://") for o in self.outlets):
             return
         plan = plan or self.plan(context, log_warnings=False)
-        state = handoff.result.state if handoff.result is not None else handoff.kind
+        state: str = handoff.result.state if handoff.result is not None else handoff.kind
         extra = event_extra(conn_id=self.druid_conn_id, datasource=plan.datasource, intervals=plan.intervals,
                             druid_task_id=druid_task_id, handoff=state, queryable=state == "loaded",
                             result=handoff.result)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from druid_ingest.api._jsonvalues import as_dict, as_int
 from druid_ingest.planning import parse_instant
@@ -14,12 +14,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILED",
+    "HANDOFF_STATES",
     "RUNNING",
     "SUCCESS",
     "TERMINAL_STATES",
     "ClusterCapacity",
     "DataServer",
     "HandoffResult",
+    "HandoffState",
     "HandoffTarget",
     "InputSample",
     "Segment",
@@ -228,6 +230,11 @@ class HandoffTarget:
         return cls(**{**known, "intervals": tuple(data["intervals"])})
 
 
+#: the gate's verdicts, typed once: comparing a state with any other string is a type error (mypy strict equality)
+HandoffState = Literal["pending", "loaded", "superseded", "nothing", "never"]
+HANDOFF_STATES: tuple[HandoffState, ...] = ("pending", "loaded", "superseded", "nothing", "never")
+
+
 @dataclass(frozen=True)
 class HandoffResult:
     """One evaluation of the gate.
@@ -239,7 +246,7 @@ class HandoffResult:
     of tombstones only (an empty replace: the interval's data is gone), once the Broker reads nothing there.
     """
 
-    state: str
+    state: HandoffState
     expected: int = 0
     served: int = 0
     missing: tuple[str, ...] = field(default_factory=tuple)
@@ -266,4 +273,6 @@ class HandoffResult:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["missing"] = tuple(known.get("missing") or ())
         known["never"] = tuple(known.get("never") or ())
+        if known.get("state") not in HANDOFF_STATES:
+            raise ValueError(f"not a handoff result: state {known.get('state')!r}; expected one of {HANDOFF_STATES}")
         return cls(**known)

@@ -167,7 +167,7 @@ def span_of(segments: list[Segment]) -> str:
     return f"{min(starts, key=parse_instant)}/{max(ends, key=parse_instant)}"
 
 
-def _label(chunks: list[ChunkTarget]) -> tuple[str, str | None, str]:
+def _label(chunks: list[ChunkTarget]) -> tuple[Literal["loaded", "superseded"], str | None, str]:
     """(state once everything required is served, superseded_by, detail prefix)."""
     later = sorted({c.version for c in chunks if c.owner == "later"}, key=version_key)
     own = [c for c in chunks if c.owner == "own"]
