@@ -4,7 +4,7 @@
 #   scripts/mutation.sh [THRESHOLD] [MUTANT_GLOB ...]
 #
 # THRESHOLD: the lowest acceptable kill rate in percent (default 0: only report). MUTANT_GLOB: restrict the run to
-# some mutants by mutmut name, e.g. 'druid_ingest.clients._poller*' (default: the whole scope).
+# some mutants by mutmut name, e.g. 'packages.druid-ingest.druid_ingest.clients._poller*' (default: the whole scope).
 # Prints the counts, the kill rate ((killed + timeout) / checked) and every surviving mutant, and exits 1 when the
 # kill rate is below THRESHOLD. mutmut works in mutants/ (git-ignored) and caches verdicts there: a second run
 # re-checks only mutants whose function or tests changed; `rm -rf mutants` starts afresh.
@@ -53,8 +53,9 @@ caught = count.get("killed", 0) + count.get("timeout", 0) + count.get("caught by
 rate = 100.0 * caught / checked if checked else 0.0
 print(f"\nmutants: {len(rows)}  checked: {checked}  " + "  ".join(f"{s}: {n}" for s, n in sorted(count.items())))
 print(f"kill rate: {rate:.1f}% ((killed + timeout) / checked)   run time: {elapsed // 60}m{elapsed % 60:02d}s")
-if count.get("not checked"):
-    print(f"{count['not checked']} mutants not checked yet (run interrupted): run again to go on from the cache")
+unchecked = count.get("not checked", 0)
+if unchecked:
+    print(f"{unchecked} mutants not checked yet (run interrupted): run again to go on from the cache")
 survivors = [n for n, s in rows if s not in ("killed", "timeout", "caught by type check", "skipped", "not checked")]
 if survivors:
     print("surviving mutants (mutmut show <name> for the diff):")
