@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowTaskTimeout, TaskDeferralTimeout
-from druid_ingest.ops import check_on_never
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, check_on_never
 from druid_ingest.planning import task_slots
 from druid_ingest.wire import DruidError, PollSchedule
 
@@ -94,8 +94,8 @@ class DruidIngestOperator(DruidSpecOperator):
         append: bool | None = None,
         on_never: str = "fail",
         allow_empty: bool = False,
-        task_timeout: float = 12 * 3600.0,
-        handoff_timeout: float = 3600.0,
+        task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float = DEFAULT_HANDOFF_TIMEOUT,
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
         detect_within: float | None = None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from druid_ingest.api import HandoffResult
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT
 
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
@@ -28,7 +29,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
     """
 
     def __init__(self, druid_task_id: str, *, datasource: str = "", intervals: list[str] | None = None,
-                 append: bool = False, handoff_timeout: float | None = 3600.0, **kwargs: Any) -> None:
+                 append: bool = False, handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, **kwargs: Any) -> None:
         super().__init__(druid_task_id, **kwargs)
         self.datasource = datasource
         self.intervals = list(intervals or [])

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import dagster as dg
-from druid_ingest.ops import AfterFailedPublish, HandoffOutcome
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, AfterFailedPublish, HandoffOutcome
 from druid_ingest.planning import IngestionPlan, Preflight, TemplateSource, check_preflight
 
 from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
@@ -90,8 +90,8 @@ def druid_daily_asset(
     pool: str | None = DEFAULT_POOL,
     check_pool: str | None = None,
     resource_key: str = "druid",
-    task_timeout: float = 12 * 3600.0,
-    handoff_timeout: float = 3600.0,
+    task_timeout: float = DEFAULT_TASK_TIMEOUT,
+    handoff_timeout: float = DEFAULT_HANDOFF_TIMEOUT,
     on_never: str = "fail",
     allow_empty: bool = False,
     shutdown_on_terminate: bool = True,

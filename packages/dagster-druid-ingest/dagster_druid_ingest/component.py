@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import dagster as dg
 from dagster.components.utils.translation import ResolvedTranslationFn
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT
 
 from dagster_druid_ingest.assets import DEFAULT_POOL
 from dagster_druid_ingest.decorator import DruidIngestion, druid_assets, druid_handoff_check, druid_msq_assets
@@ -95,8 +96,8 @@ class DruidPartitions(dg.Model):
 class DruidWait(dg.Model):
     """How long to wait and what counts as done (``steps.WaitOptions``)."""
 
-    task_timeout: float = 12 * 3600.0
-    handoff_timeout: float = 3600.0
+    task_timeout: float = DEFAULT_TASK_TIMEOUT
+    handoff_timeout: float = DEFAULT_HANDOFF_TIMEOUT
     on_never: Literal["fail", "pass"] = "fail"
     allow_empty: bool = False
     shutdown_on_terminate: bool = True

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import dagster as dg
 from druid_ingest.api import HandoffResult, HandoffTarget
 from druid_ingest.ops import (
+    DEFAULT_HANDOFF_TIMEOUT,
+    DEFAULT_TASK_TIMEOUT,
     AfterFailedPublish,
     ProgressLines,
     StepLine,
@@ -49,8 +51,8 @@ class Log(Protocol):
 class WaitOptions:
     """How long to wait and what counts as done; the same knobs as the Airflow operator."""
 
-    task_timeout: float = 12 * 3600.0
-    handoff_timeout: float = 3600.0
+    task_timeout: float = DEFAULT_TASK_TIMEOUT
+    handoff_timeout: float = DEFAULT_HANDOFF_TIMEOUT
     on_never: str = "fail"
     allow_empty: bool = False
     shutdown_on_terminate: bool = True

@@ -15,6 +15,8 @@ from typing import Any, overload
 from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
 from druid_ingest.clients._facade import AsyncMode, EndpointCalls, Mode, SyncMode
 from druid_ingest.ops import (
+    DEFAULT_HANDOFF_TIMEOUT,
+    DEFAULT_TASK_TIMEOUT,
     AfterFailedPublish,
     HandoffOutcome,
     IngestionOutcome,
@@ -116,20 +118,21 @@ class ClientFacade(EndpointCalls[Mode]):
 
     @overload
     def ingest(
-        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
-        handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
-        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
-        after_failed_publish: AfterFailedPublish = "fail",
+        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+        on_never: str = "fail", allow_empty: bool = False, idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
     ) -> IngestResult: ...
     @overload
     def ingest(
-        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = 43200.0,
-        handoff_timeout: float | None = 3600.0, schedule: PollSchedule | None = None, on_never: str = "fail",
-        allow_empty: bool = False, idempotency_key: str | None = None, on_progress: ProgressSink | None = None,
-        after_failed_publish: AfterFailedPublish = "fail",
+        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+        on_never: str = "fail", allow_empty: bool = False, idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
     ) -> Awaitable[IngestResult]: ...
     def ingest(
-        self, spec: SpecOrPlan, *, task_timeout: float = 43200.0, handoff_timeout: float | None = 3600.0,
+        self, spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT,
         schedule: PollSchedule | None = None, on_never: str = "fail", allow_empty: bool = False,
         idempotency_key: str | None = None,
         on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",

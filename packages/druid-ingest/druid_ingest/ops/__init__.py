@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
-    from ._options import OnNever, check_on_never
+    from ._options import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, OnNever, check_on_never
     from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, TaskOutcome
     from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._queries import ServedQuery, StatusQuery, TaskQuery, ceiling_from_locks, direct, holds_lock, listed_ceiling
@@ -40,6 +40,8 @@ _WHERE = {
     "HandoffOutcome": "_outcomes",
     "HandoffVerdict": "_outcomes",
     "IngestionOutcome": "_outcomes",
+    "DEFAULT_HANDOFF_TIMEOUT": "_options",
+    "DEFAULT_TASK_TIMEOUT": "_options",
     "OnNever": "_options",
     "ServedQuery": "_queries",
     "StatusQuery": "_queries",
@@ -71,6 +73,8 @@ __getattr__ = lazy_face(__name__, _WHERE, globals())
 
 __all__ = [
     "AFTER_FAILED_PUBLISH",
+    "DEFAULT_HANDOFF_TIMEOUT",
+    "DEFAULT_TASK_TIMEOUT",
     "PROBE_READ_OK",
     "SHUTDOWN_RETRY",
     "AfterFailedPublish",
