@@ -11,7 +11,6 @@ import ast
 import importlib
 import re
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -102,21 +101,7 @@ def test_importing_the_core_pulls_in_no_client_library() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_old_core_path_is_a_deprecated_alias() -> None:
-    """``airflow_provider_druid_ingest.core`` (and ``core.spec``, which DAG files used for ``load_template``) keep
-    working for one release and say where the names went."""
-    import druid_ingest
-    import druid_ingest.planning
-
-    import airflow_provider_druid_ingest.core as old
-    import airflow_provider_druid_ingest.core.spec as old_spec
-
-    with pytest.warns(DeprecationWarning, match="import DruidClient from druid_ingest"):
-        assert old.DruidClient is druid_ingest.DruidClient
-    with pytest.warns(DeprecationWarning, match="import load_template from druid_ingest.planning"):
-        assert old_spec.load_template is druid_ingest.planning.load_template
-    assert set(old.__all__) == set(druid_ingest.__all__)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(AttributeError):
-            old.sync_client  # noqa: B018 - the deep module paths were never public and are gone
+def test_the_unreleased_core_alias_is_gone() -> None:
+    """0.1.0 was never released, so the provider keeps no ``core`` alias of ``druid_ingest``."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("airflow_provider_druid_ingest.core")

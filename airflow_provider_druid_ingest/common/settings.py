@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any
 
 from druid_ingest.wire import PollSchedule, RetryPolicy
 
-__all__ = ["DEFER_GRACE", "HttpRetryAttr", "default_deferrable", "http_retry_arg", "wait_kwargs"]
+__all__ = ["DEFER_GRACE", "default_deferrable", "http_retry_arg", "wait_kwargs"]
 
 #: Airflow's own defer timeout fires this long after our trigger's deadline, so the trigger's timeout event
 #: (which names what it was waiting for) normally wins over Airflow's bare TaskDeferralTimeout.
@@ -44,23 +43,9 @@ def wait_kwargs(
     }
 
 
-def _deprecated(message: str) -> None:
-    from airflow.exceptions import AirflowProviderDeprecationWarning  # a DeprecationWarning Airflow reports
-
-    warnings.warn(message, AirflowProviderDeprecationWarning, stacklevel=4)
-
-
 def http_retry_arg(owner: str, http_retry: object, kwargs: dict[str, Any]) -> RetryPolicy | None:
-    """The per-HTTP-call policy of ``owner``, from ``http_retry=`` or its deprecated name ``retry=`` (popped from
-    ``kwargs``), kept apart from Airflow 3.3's ``retry_policy=`` (task retries): each policy passed to the other's
-    parameter fails here, at parse time, naming the right one."""
-    if "retry" in kwargs:
-        old = kwargs.pop("retry")
-        if http_retry is not None:
-            raise TypeError(f"{owner}: retry= is the deprecated name of http_retry=; pass http_retry= only")
-        _deprecated(f"{owner}(retry=...) is deprecated: pass http_retry= (the policy of each HTTP call to Druid; "
-                    "Airflow's retry_policy= decides whether the task is retried)")
-        http_retry = old
+    """The per-HTTP-call policy of ``owner`` (``http_retry=``), kept apart from Airflow 3.3's ``retry_policy=``
+    (task retries): each policy passed to the other's parameter fails here, at parse time, naming the right one."""
     if isinstance(kwargs.get("retry_policy"), RetryPolicy):
         raise TypeError(f"{owner}: retry_policy={kwargs['retry_policy']!r} is a druid_ingest RetryPolicy (one "
                         "HTTP call's retries): pass it as http_retry=; retry_policy= takes Airflow's "
@@ -71,19 +56,3 @@ def http_retry_arg(owner: str, http_retry: object, kwargs: dict[str, Any]) -> Re
     raise TypeError(f"{owner}: http_retry={type(http_retry).__name__} ({kind}): expected a druid_ingest "
                     "RetryPolicy (retries of each HTTP call); for Airflow's airflow.sdk.RetryPolicy (task "
                     "retries) pass retry_policy=")
-
-
-class HttpRetryAttr:
-    """The old attribute name ``retry`` of ``http_retry``, readable and settable with a deprecation warning."""
-
-    http_retry: RetryPolicy | None
-
-    @property
-    def retry(self) -> RetryPolicy | None:
-        _deprecated(f"{type(self).__name__}.retry is deprecated: use .http_retry")
-        return self.http_retry
-
-    @retry.setter
-    def retry(self, value: RetryPolicy | None) -> None:
-        _deprecated(f"{type(self).__name__}.retry is deprecated: use .http_retry")
-        self.http_retry = value

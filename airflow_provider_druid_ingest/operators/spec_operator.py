@@ -19,7 +19,7 @@ from druid_ingest.planning import Preflight, check_preflight
 from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
-from airflow_provider_druid_ingest.common.settings import HttpRetryAttr, http_retry_arg
+from airflow_provider_druid_ingest.common.settings import http_retry_arg
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidSpecOperator"]
 
 
-class DruidSpecOperator(HttpRetryAttr, BaseOperator):
+class DruidSpecOperator(BaseOperator):
     """Base of the spec-driven operators (not meant to be used directly).
 
     :param spec: the Druid task spec: a dict, JSON text, or a ``.json`` template file (found next to the DAG
@@ -48,7 +48,7 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
         key (e.g. ``"fix-2026-11-29"``) to force re-ingestion of an interval whose spec did not change.
     :param druid_conn_id: the ``druid_cluster`` connection
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
-        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
+        ``retry_policy``, which decides task retries) (default: the core's)
     :param allow_unaligned: accept a replace whose intervals do not start and end on ``segmentGranularity``
         bucket boundaries (a non-UTC timetable with DAY segments): Druid overwrites the whole buckets, so the
         stored hours outside the run's interval are lost. Refused by default (docs/airflow.md "Non-UTC schedules");
@@ -89,7 +89,7 @@ class DruidSpecOperator(HttpRetryAttr, BaseOperator):
     ) -> None:
         from druid_ingest.ops import check_after_failed_publish
 
-        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)
         super().__init__(**kwargs)
         self.allow_unaligned = allow_unaligned
         self.allow_empty = allow_empty

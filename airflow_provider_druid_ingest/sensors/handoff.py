@@ -21,7 +21,6 @@ from airflow_provider_druid_ingest.common.assets import default_outlets, event_e
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals
 from airflow_provider_druid_ingest.common.settings import (
     DEFER_GRACE,
-    HttpRetryAttr,
     default_deferrable,
     http_retry_arg,
     wait_kwargs,
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidHandoffSensor"]
 
 
-class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
+class DruidHandoffSensor(BaseSensorOperator):
     """Wait until the segments a SUCCESS Druid task published are served by Historicals.
 
     :param druid_task_id: templated, typically ``"{{ ti.xcom_pull(task_ids='submit') }}"``
@@ -56,7 +55,7 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
     :param deferrable: wait in the triggerer (default True; see ``[druid_ingest] default_deferrable``)
     :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
-        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
+        ``retry_policy``, which decides task retries) (default: the core's)
 
     ``outlets`` defaults to ``[Asset("druid://<druid_conn_id>/<datasource>")]`` when ``datasource`` is a literal.
     ``timeout`` (sensor) bounds the wait. The :class:`HandoffTarget` is fixed once from the task's status and
@@ -87,7 +86,7 @@ class DruidHandoffSensor(HttpRetryAttr, BaseSensorOperator):
     ) -> None:
         if outlets is None:
             outlets = default_outlets(None, datasource, druid_conn_id)
-        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)
         super().__init__(outlets=outlets, **kwargs)
         self.druid_task_id = druid_task_id
         self.datasource = datasource

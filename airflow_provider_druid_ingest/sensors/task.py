@@ -19,7 +19,6 @@ from druid_ingest.wire import DruidError, PollSchedule
 from airflow_provider_druid_ingest.common.run_context import rendered
 from airflow_provider_druid_ingest.common.settings import (
     DEFER_GRACE,
-    HttpRetryAttr,
     default_deferrable,
     http_retry_arg,
     wait_kwargs,
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["DruidTaskSensor"]
 
 
-class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
+class DruidTaskSensor(BaseSensorOperator):
     """Succeed when the Druid task is SUCCESS; fail (no retry) when it is FAILED.
 
     :param druid_task_id: templated, typically ``"{{ ti.xcom_pull(task_ids='submit') }}"``
@@ -51,7 +50,7 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
     :param shutdown_on_kill: shut the Druid task down when a user kills this sensor (default False: the
         sensor only watches a task that another task owns)
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
-        ``retry_policy``, which decides task retries); ``retry=`` is its deprecated name (default: the core's)
+        ``retry_policy``, which decides task retries) (default: the core's)
 
     Pushes ``druid_task_url`` so the "Druid task" link works on the sensor too, and on SUCCESS
     ``druid_version_ceiling`` (when the wait saw the task holding its lock) for ``DruidHandoffSensor``'s
@@ -76,7 +75,7 @@ class DruidTaskSensor(HttpRetryAttr, BaseSensorOperator):
         http_retry: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
-        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)  # before Airflow sees retry=
+        self.http_retry = http_retry_arg(type(self).__name__, http_retry, kwargs)
         super().__init__(**kwargs)
         self.druid_task_id = druid_task_id
         self.druid_conn_id = druid_conn_id

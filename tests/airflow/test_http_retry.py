@@ -1,6 +1,6 @@
 """``http_retry=`` (our per-HTTP-call ``RetryPolicy``) on every operator and sensor, apart from Airflow 3.3's own
-``retry_policy=`` (``airflow.sdk.RetryPolicy``, which decides task retries); ``retry=`` still works, with a
-deprecation warning naming the new name; the two policies passed to the wrong parameter fail at parse time."""
+``retry_policy=`` (``airflow.sdk.RetryPolicy``, which decides task retries); the two policies passed to the wrong
+parameter fail at parse time."""
 
 from __future__ import annotations
 
@@ -35,18 +35,10 @@ def test_http_retry_reaches_the_hook(name):
 
 
 @pytest.mark.parametrize("name", sorted(MAKERS))
-def test_old_retry_name_still_works_with_a_warning_naming_the_new_one(name):
-    with pytest.warns(DeprecationWarning, match=rf"{name}\(retry=\.\.\.\) is deprecated: pass http_retry="):
-        op = MAKERS[name](retry=POLICY)
-    assert op.http_retry is POLICY and op.hook.retry is POLICY
-    with pytest.warns(DeprecationWarning, match="http_retry"):
-        assert op.retry is POLICY  # reading the old attribute too
-
-
-@pytest.mark.parametrize("name", sorted(MAKERS))
-def test_both_names_at_once_fail(name):
-    with pytest.raises(TypeError, match=r"retry= is the deprecated name of http_retry="):
-        MAKERS[name](retry=POLICY, http_retry=POLICY)
+def test_the_unreleased_retry_name_is_gone(name):
+    """0.1.0 was never released, so ``retry=`` (the old name of ``http_retry=``) has no shim: Airflow refuses it."""
+    with pytest.raises(TypeError, match="retry"):
+        MAKERS[name](retry=POLICY)
 
 
 @pytest.mark.parametrize("name", sorted(MAKERS))
