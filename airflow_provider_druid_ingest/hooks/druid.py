@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Connection
     from druid_ingest.clients import AsyncDruidClient, DruidClient
     from druid_ingest.ops import AfterFailedPublish, SubmitOutcome
-    from druid_ingest.planning import IngestionPlan, MsqPlan
+    from druid_ingest.planning import Plan
     from druid_ingest.wire import RetryPolicy
 
 __all__ = ["CONN_TYPE", "TLS_PORTS", "DruidHook", "base_url_from", "config_from_connection"]
@@ -191,7 +191,7 @@ class DruidHook(BaseHook):
         return rows
 
     def ensure_submitted(
-        self, client: DruidClient, plan: IngestionPlan | MsqPlan, *, allow_empty: bool = False,
+        self, client: DruidClient, plan: Plan, *, allow_empty: bool = False,
         after_failed_publish: AfterFailedPublish = "fail",
     ) -> SubmitOutcome:
         """``client.ensure_submitted`` (adopt the live/succeeded task for this work, or submit the next attempt),

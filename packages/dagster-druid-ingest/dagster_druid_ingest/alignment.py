@@ -12,7 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import dagster as dg
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 from druid_ingest.wire import SpecProblem, SpecValidationError
 
 from dagster_druid_ingest.partitions import PartitionWindow, Template, time_partitions
@@ -102,7 +102,7 @@ def _accepted_cadences(template: Template, zone: str, start: datetime) -> list[s
 
 
 def check_partitions(template: Template, partitions_def: dg.PartitionsDefinition,
-                     field: str = "partitions_def") -> IngestionPlan | MsqPlan:
+                     field: str = "partitions_def") -> Plan:
     """Plan the probe windows (a bad template fails when the code location loads); the first window's plan.
 
     An alignment refusal is re-raised with a first problem naming ``field``, the partitions definition and what

@@ -10,7 +10,7 @@ from typing import Any
 import dagster as dg
 from druid_ingest.api import HandoffResult, HandoffTarget
 from druid_ingest.ops import SubmitOutcome, TaskOutcome
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 
 __all__ = [
     "TARGET_KEY", "TASK_ID_KEY", "handoff_metadata", "submit_metadata", "target_metadata", "target_of", "task_metadata",
@@ -20,7 +20,7 @@ TASK_ID_KEY = "druid/task_id"
 TARGET_KEY = "druid/handoff_target"
 
 
-def submit_metadata(plan: IngestionPlan | MsqPlan, outcome: SubmitOutcome, url: str) -> dict[str, Any]:
+def submit_metadata(plan: Plan, outcome: SubmitOutcome, url: str) -> dict[str, Any]:
     """Which Druid task this step drives, and whether it was submitted or adopted."""
     return {
         TASK_ID_KEY: outcome.task_id,

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import dagster as dg
-from druid_ingest.planning import IngestionPlan, MsqPlan, Preflight, ScheduleTerms, TemplateSource, build_plan
+from druid_ingest.planning import IngestionPlan, Plan, Preflight, ScheduleTerms, TemplateSource, build_plan
 from druid_ingest.wire import SpecProblem, SpecValidationError
 
 __all__ = ["PartitionWindow", "SpecTemplate", "Template", "daily_partitions", "druid_interval", "probe_days",
@@ -132,7 +132,7 @@ class PartitionWindow:
 class Template(Protocol):
     """What turns a partition window into a plan: a native spec template or an MSQ statement (``msq.py``)."""
 
-    def plan(self, window: PartitionWindow, idempotency_key: str | None = None) -> IngestionPlan | MsqPlan: ...
+    def plan(self, window: PartitionWindow, idempotency_key: str | None = None) -> Plan: ...
 
     def loosened(self) -> "Template | None":
         """The same template with the alignment refusal turned into a warning (None: no such opt-in)."""

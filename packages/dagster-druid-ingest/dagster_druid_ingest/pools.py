@@ -2,7 +2,7 @@
 
 A Dagster pool counts steps, one slot each, whatever the step asks of Druid. So the pool's limit is the number
 of *ingestions* that fit at once: ``N x (k+1) <= total slots - headroom`` for the widest spec sharing the pool
-(``IngestionPlan.peak_slots``: ``k+1`` for ``index_parallel`` with ``maxNumConcurrentSubTasks=k``, else 1).
+(``Plan.peak_slots``: ``k+1`` for ``index_parallel`` with ``maxNumConcurrentSubTasks=k``, else 1).
 Then set it on the instance: ``dagster instance concurrency set druid_ingest N`` (or in the UI). The
 ``druid-ingest pool --for dagster`` command does the arithmetic against a live cluster and prints that command.
 """
@@ -10,7 +10,7 @@ Then set it on the instance: ``dagster instance concurrency set druid_ingest N``
 from collections.abc import Iterable
 
 from druid_ingest.ops import pool_size
-from druid_ingest.planning import IngestionPlan
+from druid_ingest.planning import Plan
 
 from dagster_druid_ingest.resource import DruidResource
 
@@ -23,7 +23,7 @@ def pool_limit(total_slots: int, peak_slots: Iterable[int], headroom: int = 0) -
     return pool_size(total_slots, widest, headroom)
 
 
-def cluster_pool_limit(druid: DruidResource, plans: Iterable[IngestionPlan], headroom: int = 0) -> int:
+def cluster_pool_limit(druid: DruidResource, plans: Iterable[Plan], headroom: int = 0) -> int:
     """:func:`pool_limit` with the cluster's slots read from ``/workers`` (needs STATE READ)."""
     with druid.get_client() as client:
         total = client.capacity().total_slots

@@ -30,7 +30,7 @@ from druid_ingest.ops import (
     shutdown_task,
     submit_lines,
 )
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 
 if TYPE_CHECKING:
     from druid_ingest.clients import DruidClient
@@ -65,7 +65,7 @@ class WaitOptions:
         check_after_failed_publish(self.after_failed_publish)
 
 
-def check_capacity(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log) -> None:
+def check_capacity(client: DruidClient, plan: Plan, log: Log) -> None:
     """The core's capacity verdict (``capacity_verdict``): ``error`` fails the step without retry."""
     verdict = capacity_verdict(plan.peak_slots, client.capacity)
     if verdict is None:
@@ -80,7 +80,7 @@ def _say(log: Log, line: StepLine) -> None:
     (log.warning if line[0] != "info" else log.info)(line[1])
 
 
-def submit(client: DruidClient, plan: IngestionPlan | MsqPlan, log: Log, *,
+def submit(client: DruidClient, plan: Plan, log: Log, *,
            allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail") -> SubmitOutcome:
     """Adopt the live or succeeded task for this work, or submit the next attempt; log which. A new submit of a
     ``dropExisting`` replace probes its input first (unless ``allow_empty``): DruidEmptyInputError, nothing sent,
@@ -132,7 +132,7 @@ def watch_task(client: DruidClient, druid: DruidResource, task_id: str, options:
     return task
 
 
-def first_look(client: DruidClient, plan: IngestionPlan | MsqPlan,
+def first_look(client: DruidClient, plan: Plan,
                task: TaskOutcome) -> tuple[HandoffTarget, HandoffResult]:
     """Fix the handoff target of a SUCCESS task (with the lock ceiling its wait saw) and look at the gate once."""
     target = client.handoff_target(task.task_id, plan.datasource, list(plan.intervals), plan.append,

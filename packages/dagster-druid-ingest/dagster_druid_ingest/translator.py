@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import dagster as dg
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 
 __all__ = ["DagsterDruidTranslator", "DruidAssetProps"]
 
@@ -27,9 +27,9 @@ class DruidAssetProps:
     deps: Sequence[dg.AssetKey] = field(default_factory=tuple)
 
     @classmethod
-    def of_plan(cls, plan: IngestionPlan | MsqPlan, partitions_def: dg.PartitionsDefinition | None = None,
+    def of_plan(cls, plan: Plan, partitions_def: dg.PartitionsDefinition | None = None,
                 deps: Sequence[dg.AssetKey] = ()) -> "DruidAssetProps":
-        flavour = "msq" if isinstance(plan, MsqPlan) else "native"
+        flavour = plan.kind
         return cls(plan.datasource, flavour, plan.mode, plan.peak_slots, partitions_def, tuple(deps))
 
 

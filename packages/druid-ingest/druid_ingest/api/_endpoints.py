@@ -25,6 +25,7 @@ from druid_ingest.api._segment_endpoints import (
     served_segments,
     used_segments,
 )
+from druid_ingest.planning import SQL_TASK_PATH
 from druid_ingest.wire import DruidProtocolError, Request, Response, Service, UnknownTaskError, raise_for_status, seg
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "parse_shutdown",
     "parse_sql",
     "parse_sql_task",
+    "parse_started",
     "parse_status",
     "parse_submit",
     "parse_task_payload",
@@ -120,6 +122,12 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
 def submit(spec: dict[str, Any]) -> Request:
     """druid-contract §submit. The spec carries its own pinned ``id``."""
     return Request("POST", "overlord", f"{INDEXER}/task", json_body=spec)
+
+
+def parse_started(resp: Response, req: Request) -> str:
+    """The task id a plan's :meth:`~druid_ingest.planning.Plan.submit_request` started, by where it went: the
+    Overlord's task submission, or MSQ's ``sql/task`` (its own answer shape and duplicate-id rule)."""
+    return parse_sql_task(resp, req) if req.path == SQL_TASK_PATH else parse_submit(resp, req)
 
 
 def parse_submit(resp: Response, req: Request) -> str:

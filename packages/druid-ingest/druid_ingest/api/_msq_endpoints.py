@@ -5,7 +5,7 @@ With the other endpoints (the Druid API), not with the statement planning of ``m
 
 from __future__ import annotations
 
-from druid_ingest.planning import SQL_TASK_PATH, MsqPlan
+from druid_ingest.planning import MsqPlan
 from druid_ingest.wire import (
     DruidProtocolError,
     DuplicateTaskIdError,
@@ -19,7 +19,7 @@ __all__ = ["parse_sql_task", "sql_task"]
 
 def sql_task(plan: MsqPlan, task_id: str) -> Request:
     """druid-contract §msq: ``POST /druid/v2/sql/task`` on the Broker (through the Router)."""
-    return Request("POST", "broker", SQL_TASK_PATH, json_body=plan.query_body(task_id), task_id=task_id)
+    return plan.submit_request(task_id)
 
 
 def parse_sql_task(resp: Response, req: Request) -> str:

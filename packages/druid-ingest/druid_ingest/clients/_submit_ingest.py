@@ -31,12 +31,12 @@ from druid_ingest.ops import _gate_steps as gate
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
-from druid_ingest.planning import IngestionPlan, MsqPlan, base_task_id, build_plan
+from druid_ingest.planning import Plan, base_task_id, build_plan
 from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 
 __all__ = ["ClientFacade", "as_plan"]
 
-SpecOrPlan = dict[str, Any] | IngestionPlan | MsqPlan
+SpecOrPlan = dict[str, Any] | Plan
 
 
 def as_plan(
@@ -46,15 +46,15 @@ def as_plan(
     intervals: list[str] | None = None,
     idempotency_key: str | None = None,
     id_prefix: str = "ingest",
-) -> IngestionPlan | MsqPlan:
-    """A plan (native or MSQ) as is, or one built from a spec dict (validated once, here).
+) -> Plan:
+    """A plan (any kind of work) as is, or a native one built from a spec dict (validated once, here).
 
     For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have; intervals
     are read as instants, so any spelling of the spec's own gives the plan's id); they are not injected into the
     spec. Use
     :func:`~.plan.build_plan` to inject per-run values.
     """
-    if isinstance(spec, IngestionPlan | MsqPlan):
+    if not isinstance(spec, dict):
         if datasource or intervals or idempotency_key:
             raise ValueError("datasource/intervals/idempotency_key belong to build_plan() when passing a plan")
         return spec
@@ -103,10 +103,11 @@ class ClientFacade(EndpointCalls[Mode]):
     ) -> Any:
         """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
 
-        Takes an :class:`IngestionPlan`, or a spec dict that is planned here (validated first: a malformed spec
-        raises SpecValidationError before any HTTP call). A new submit of a native ``dropExisting`` replace first
-        probes its input through the sampler: 0 rows raises DruidEmptyInputError, nothing submitted; a refused
-        probe submits anyway (``SubmitOutcome.input_probe`` says which). ``allow_empty=True``: no probe.
+        Takes a :class:`~druid_ingest.planning.Plan` (native, MSQ), or a spec dict that is planned here
+        (validated first: a malformed spec raises SpecValidationError before any HTTP call). A new submit of a
+        native ``dropExisting`` replace first probes its input through the sampler: no row of the intervals
+        raises DruidEmptyInputError, a sampler that cannot be asked DruidInputProbeRefusedError or
+        DruidInputProbeError, nothing submitted either way. ``allow_empty=True``: no probe.
         After a FAILED attempt of an append that may have published, DruidMayHavePublishedError and nothing
         submitted, unless ``after_failed_publish="resubmit"`` (druid-contract §attempts).
         """

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from druid_ingest.api import ReportSummary, TaskStatus
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.wire import DruidMayHavePublishedError, SpecProblem, SpecValidationError
 
@@ -52,7 +52,7 @@ def _sql_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 
-def count_sql(plan: IngestionPlan | MsqPlan) -> str:
+def count_sql(plan: Plan) -> str:
     """The Druid SQL that tells how many rows the plan's intervals hold now."""
     where = []
     for text in plan.intervals:
@@ -63,11 +63,9 @@ def count_sql(plan: IngestionPlan | MsqPlan) -> str:
     return f'SELECT COUNT(*) AS "stored_rows"{counted} FROM "{plan.datasource}"{clause}'
 
 
-def _count_metrics(plan: IngestionPlan | MsqPlan) -> list[str]:
+def _count_metrics(plan: Plan) -> list[str]:
     """The spec's ``count`` metrics: with rollup, COUNT(*) counts stored rows, their SUM the rows ingested."""
-    if not isinstance(plan, IngestionPlan):
-        return []
-    metrics = ((plan.spec.get("spec") or {}).get("dataSchema") or {}).get("metricsSpec") or []
+    metrics = (((plan.task_spec or {}).get("spec") or {}).get("dataSchema") or {}).get("metricsSpec") or []
     return [str(m["name"]) for m in metrics
             if isinstance(m, dict) and m.get("type") == "count" and isinstance(m.get("name"), str)
             and m["name"].replace("_", "").isalnum()]
@@ -85,7 +83,7 @@ def _evidence(report: ReportSummary | None) -> str:
 
 
 def next_attempt_line(
-    plan: IngestionPlan | MsqPlan,
+    plan: Plan,
     failed: TaskStatus,
     next_id: str,
     report: ReportSummary | None,

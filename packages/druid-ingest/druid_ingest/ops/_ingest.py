@@ -10,14 +10,14 @@ from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
 from druid_ingest.ops._results import IngestResult
 from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 from druid_ingest.wire import Operation, PollSchedule
 
 __all__ = ["ingest"]
 
 
 def ingest(
-    plan: IngestionPlan | MsqPlan,
+    plan: Plan,
     *,
     task_timeout: float,
     handoff_timeout: float | None,

@@ -10,11 +10,11 @@ the start of the input, on the Overlord (druid-contract §sampler).
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, TypeGuard
+from typing import Any
 
 from druid_ingest.api import InputSample
 from druid_ingest.api import _endpoints as ep
-from druid_ingest.planning import IngestionPlan, MsqPlan
+from druid_ingest.planning import Plan
 from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.wire import (
     DruidAuthError,
@@ -67,14 +67,15 @@ _LOCATION_KEYS = ("baseDir", "filter", "files", "uris", "prefixes", "objects", "
                   "database", "sqls")
 
 
-def wants_probe(plan: IngestionPlan | MsqPlan, allow_empty: bool) -> TypeGuard[IngestionPlan]:
-    """Only a native ``dropExisting`` replace can erase an interval over an empty input; MSQ has
-    ``failOnEmptyInsert``, an append adds nothing, a legacy replace (no dropExisting) leaves old segments."""
-    return isinstance(plan, IngestionPlan) and plan.mode == "REPLACE" and not allow_empty
+def wants_probe(plan: Plan, allow_empty: bool) -> bool:
+    """The plan says whether an empty input could erase an interval (``Plan.probes_input``: a native
+    ``dropExisting`` replace; MSQ has ``failOnEmptyInsert``, an append adds nothing, a legacy replace leaves old
+    segments); ``allow_empty`` turns the probe off."""
+    return plan.probes_input and not allow_empty
 
 
-def _io_parts(plan: IngestionPlan) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
-    body = plan.spec.get("spec") or {}
+def _io_parts(plan: Plan) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+    body = (plan.task_spec or {}).get("spec") or {}
     io = body.get("ioConfig") or {}
     schema = body.get("dataSchema") or {}
     fmt = io.get("inputFormat")
@@ -94,7 +95,7 @@ def _within(schema: dict[str, Any], intervals: tuple[str, ...]) -> dict[str, Any
     return {**schema, "transformSpec": transform}
 
 
-def probe_request(plan: IngestionPlan, *, within: bool = True, rows: int = PROBE_ROWS) -> Request | None:
+def probe_request(plan: Plan, *, within: bool = True, rows: int = PROBE_ROWS) -> Request | None:
     """The sampler call for ``plan``'s input (its dataSchema, inputSource, inputFormat in the ``index`` shape), by
     default for the rows of the plan's intervals only; None when the spec has no ``inputSource`` to sample."""
     schema, source, fmt = _io_parts(plan)
@@ -127,7 +128,7 @@ def describe_input(source: dict[str, Any]) -> str:
     return f"{kind} input source " + (" ".join(where) if where else "(no location given)")
 
 
-def describe_plan_input(plan: IngestionPlan) -> str:
+def describe_plan_input(plan: Plan) -> str:
     return describe_input(_io_parts(plan)[1])
 
 
@@ -144,7 +145,7 @@ def probe_line(sample: InputSample) -> str:
 _BUDGET_SPENT = 0.9
 
 
-def empty_input_error(plan: IngestionPlan, sample: InputSample | None = None) -> DruidEmptyInputError:
+def empty_input_error(plan: Plan, sample: InputSample | None = None) -> DruidEmptyInputError:
     """The refusal of a replace whose probe read no row. When the sampler spent its whole ``timeoutMs`` the input
     may be slow, not empty (its reader stops at the deadline and answers what it has): still refused, because
     submitting could erase the interval, but the message says so."""
@@ -173,7 +174,7 @@ def _utc(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _spans(plan: IngestionPlan) -> list[tuple[int, int]]:
+def _spans(plan: Plan) -> list[tuple[int, int]]:
     spans = []
     for text in plan.intervals:
         start, end = parse_interval(text)
@@ -181,7 +182,7 @@ def _spans(plan: IngestionPlan) -> list[tuple[int, int]]:
     return spans
 
 
-def outside_error(plan: IngestionPlan, sample: InputSample) -> DruidEmptyInputError | None:
+def outside_error(plan: Plan, sample: InputSample) -> DruidEmptyInputError | None:
     """The refusal of a replace whose sampled rows ALL lie outside its intervals (the folder holds another day's
     file: Druid would tombstone the interval and drop those rows), or None when one row is inside or the plan has
     no intervals. A sample with some rows inside submits: an unsorted or multi-day input is not empty."""
@@ -215,7 +216,7 @@ def _reason(exc: DruidError) -> str:
     return f"the sampler did not answer ({text}); "
 
 
-def probe_refused(plan: IngestionPlan, exc: DruidError | None) -> DruidError:
+def probe_refused(plan: Plan, exc: DruidError | None) -> DruidError:
     """The refusal of a replace whose input could not be probed (fails closed: an empty input would erase the
     interval). Retryable (DruidInputProbeError) when the cause may pass (5xx, timeouts), fatal otherwise; ``exc``
     None: the spec has no ``inputSource`` to sample."""

@@ -30,7 +30,7 @@ from druid_ingest.ops._input_probe import (
     wants_probe,
 )
 from druid_ingest.ops._results import SubmitOutcome
-from druid_ingest.planning import IngestionPlan, MsqPlan, attempt_id
+from druid_ingest.planning import Plan, attempt_id
 from druid_ingest.wire import (
     DruidAuthError,
     DruidError,
@@ -81,7 +81,7 @@ def bulk_status(task_ids: list[str]) -> Operation[dict[str, TaskStatus]]:
 
 
 def ensure_submitted(
-    plan: IngestionPlan | MsqPlan, max_attempts: int = 20, *, allow_empty: bool = False,
+    plan: Plan, max_attempts: int = 20, *, allow_empty: bool = False,
     after_failed_publish: AfterFailedPublish = "fail",
 ) -> Operation[SubmitOutcome]:
     """Make sure exactly one live-or-succeeded task exists for this work, submitting only if needed.
@@ -127,7 +127,7 @@ def ensure_submitted(
     )
 
 
-def probe_input(plan: IngestionPlan) -> Operation[str]:
+def probe_input(plan: Plan) -> Operation[str]:
     """Ask the Overlord's sampler for the first rows of ``plan``'s input (one POST, druid-contract §sampler).
 
     0 rows read, or rows all outside the plan's intervals, raise DruidEmptyInputError. A sampler that cannot be
@@ -157,11 +157,10 @@ def probe_input(plan: IngestionPlan) -> Operation[str]:
     return probe_line(sample)
 
 
-def _submit(plan: IngestionPlan | MsqPlan, task_id: str) -> Operation[str]:
-    """POST the native spec with its pinned id, or the MSQ statement with the ``sqlQueryId`` that names it."""
-    if isinstance(plan, MsqPlan):
-        return (yield from call(ep.sql_task(plan, task_id), ep.parse_sql_task))
-    return (yield from call(ep.submit({**plan.spec, "id": task_id}), ep.parse_submit))
+def _submit(plan: Plan, task_id: str) -> Operation[str]:
+    """The plan's own request for attempt ``task_id`` (a native spec with its pinned id, an MSQ statement with the
+    ``sqlQueryId`` that names it, ...)."""
+    return (yield from call(plan.submit_request(task_id), ep.parse_started))
 
 
 def _status_after_duplicate(task_id: str) -> Operation[TaskStatus]:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
+    from ._work import Plan, WorkKind
     from .spec.alignment import ScheduleTerms
     from .spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
     from .spec.intervals import Period, parse_duration, parse_instant, parse_interval
@@ -28,6 +29,8 @@ _WHERE = {
     "DatasetRef": "_lineage",
     "IngestionMode": "spec.facts",
     "IngestionPlan": "_plan",
+    "Plan": "_work",
+    "WorkKind": "_work",
     "MsqPlan": "_msq",
     "Period": "spec.intervals",
     "Preflight": "spec.preflight",
@@ -67,10 +70,12 @@ __all__ = [
     "IngestionPlan",
     "MsqPlan",
     "Period",
+    "Plan",
     "Preflight",
     "ScheduleTerms",
     "SpecFacts",
     "TemplateSource",
+    "WorkKind",
     "attempt_id",
     "base_task_id",
     "build_msq_plan",

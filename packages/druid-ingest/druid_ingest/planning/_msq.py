@@ -23,9 +23,10 @@ from typing import Any, Literal
 
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json, invalid_task_id_reason
 from druid_ingest.planning._msq_partitions import partitioned_by_problem
+from druid_ingest.planning._work import WorkKind
 from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms
 from druid_ingest.planning.spec.render import render_sql
-from druid_ingest.wire import SpecProblem, SpecValidationError
+from druid_ingest.wire import Request, SpecProblem, SpecValidationError
 
 __all__ = [
     "MSQ_TASK_PREFIX",
@@ -64,9 +65,26 @@ class MsqPlan:
         return value
 
     @property
+    def kind(self) -> WorkKind:
+        return "msq"
+
+    @property
     def append(self) -> bool:
         """INSERT adds segments beside the chunk's existing ones: the handoff gate's append mode."""
         return self.mode == "INSERT"
+
+    @property
+    def probes_input(self) -> bool:
+        """No probe: the statement reads its input inside the query (an empty one replaces nothing)."""
+        return False
+
+    @property
+    def task_spec(self) -> None:
+        return None
+
+    def submit_request(self, task_id: str) -> Request:
+        """druid-contract §msq: ``POST /druid/v2/sql/task`` on the Broker (through the Router)."""
+        return Request("POST", "broker", SQL_TASK_PATH, json_body=self.query_body(task_id), task_id=task_id)
 
     def query_body(self, task_id: str) -> dict[str, Any]:
         """The ``/druid/v2/sql/task`` body that makes MSQ name its controller task ``task_id``."""

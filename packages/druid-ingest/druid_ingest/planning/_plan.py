@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from druid_ingest.planning._ids import base_task_id, canonical_json
+from druid_ingest.planning._work import NATIVE_TASK_PATH, WorkKind
 from druid_ingest.planning.spec import find_problems, find_warnings, render_spec, spec_facts
 from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms, alignment_findings
 from druid_ingest.planning.spec.facts import IngestionMode
 from druid_ingest.planning.spec.preflight import FATAL_HINT, PREFLIGHT_HINT, Preflight, check_preflight, fatal_problems
 from druid_ingest.planning.spec.render import TemplateSource
-from druid_ingest.wire import SpecValidationError
+from druid_ingest.wire import Request, SpecValidationError
 
 __all__ = ["IngestionPlan", "build_plan"]
 
@@ -44,8 +45,21 @@ class IngestionPlan:
         return value
 
     @property
+    def kind(self) -> WorkKind:
+        return "native"
+
+    @property
     def append(self) -> bool:
         return self.mode == "APPEND"
+
+    @property
+    def probes_input(self) -> bool:
+        """A ``dropExisting`` replace: over an empty input Druid writes tombstones, so its input is probed."""
+        return self.mode == "REPLACE"
+
+    @property
+    def task_spec(self) -> dict[str, Any]:
+        return self.spec
 
     def describe(self) -> str:
         """One line for a task log or the CLI."""
@@ -53,6 +67,10 @@ class IngestionPlan:
             f"{self.mode} into {self.datasource!r} for {', '.join(self.intervals) or 'the intervals in the data'}; "
             f"{self.peak_slots} Druid task slot(s) at peak; base task id {self.base_task_id}"
         )
+
+    def submit_request(self, task_id: str) -> Request:
+        """druid-contract §submit: the spec with its pinned ``id``, POSTed to the Overlord."""
+        return Request("POST", "overlord", NATIVE_TASK_PATH, json_body={**self.spec, "id": task_id})
 
 
 def build_plan(
