@@ -4,14 +4,15 @@
 #   scripts/mutation.sh [THRESHOLD] [MUTANT_GLOB ...]
 #
 # THRESHOLD: the lowest acceptable kill rate in percent (default 0: only report). MUTANT_GLOB: restrict the run to
-# some mutants by mutmut name, e.g. 'packages.druid-ingest.druid_ingest.clients._poller*' (default: the whole scope).
+# some mutants by mutmut name, e.g. 'druid_ingest.clients._poller*' (default: the whole scope).
 # Prints the counts, the kill rate ((killed + timeout) / checked) and every surviving mutant, and exits 1 when the
-# kill rate is below THRESHOLD. mutmut works in mutants/ (git-ignored) and caches verdicts there: a second run
-# re-checks only mutants whose function or tests changed; `rm -rf mutants` starts afresh.
+# kill rate is below THRESHOLD. mutmut works in .mutation/mutants/ (git-ignored) and caches verdicts there: a second
+# run re-checks only mutants whose function or tests changed; `rm -rf .mutation` starts afresh.
 # Env: MUTMUT (the mutmut executable; default: the one next to $PYTHON, else on PATH), MUTATION_CHILDREN (parallel
 # mutants; default: the number of cores + 1, since these tests mostly wait on sockets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
 
 threshold="${1:-0}"
 shift || true
@@ -22,7 +23,7 @@ fi
 
 mutmut="${MUTMUT:-}"
 if [[ -z "$mutmut" ]]; then
-    for candidate in "$(dirname "${PYTHON:-python}")/mutmut" .venv/bin/mutmut "$(command -v mutmut || true)"; do
+    for candidate in "$(dirname "${PYTHON:-python}")/mutmut" "$root/.venv/bin/mutmut" "$(command -v mutmut || true)"; do
         if [[ -n "$candidate" && -x "$candidate" ]]; then mutmut="$candidate"; break; fi
     done
 fi
@@ -31,6 +32,16 @@ if [[ -z "$mutmut" ]]; then
     exit 2
 fi
 children="${MUTATION_CHILDREN:-$(( $(nproc) + 1 ))}"
+
+# mutmut 3 names a module by its path from the working directory and puts only mutants/ (or mutants/src) first on
+# sys.path, so the core must sit at the top level: .mutation/ (git-ignored) links it there beside the provider,
+# the tests, the example DAGs and pyproject.toml (its [tool.mutmut] paths are relative to .mutation/).
+mkdir -p .mutation
+for link in druid_ingest:packages/druid-ingest/druid_ingest airflow_provider_druid_ingest:airflow_provider_druid_ingest \
+            tests:tests dags:dags pyproject.toml:pyproject.toml; do
+    ln -sfn "$root/${link#*:}" ".mutation/${link%%:*}"
+done
+cd .mutation
 
 started=$(date +%s)
 # mutmut's progress line redraws itself; its exit status says nothing about the score (read below)
