@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.wire._config import ClusterConfig, netloc_of
 from druid_ingest.wire._errors import DruidError
 from druid_ingest.wire._exchange import HttpCall, Sleep, exchange

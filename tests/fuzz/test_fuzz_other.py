@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import ClusterCapacity, Segment
 from druid_ingest.ops._capacity import slots_finding
 from druid_ingest.ops._handoff import version_key

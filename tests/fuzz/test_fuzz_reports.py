@@ -4,7 +4,7 @@ text forms and the failure message built from it."""
 from __future__ import annotations
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.api._report_summary import ReportSummary
 from druid_ingest.api._reports import parse_report, task_failed_error

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import HandoffTarget, Segment
 from druid_ingest.ops._handoff import broker_lag, chunk_targets, evaluate, required_segments, span_of
 from druid_ingest.wire._errors import DruidError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.ops._outcomes import TaskOutcome
 from druid_ingest.ops._queries import merge_status

@@ -8,7 +8,7 @@ import json
 import math
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._reports import parse_report
 from druid_ingest.planning._plan import build_plan
 from druid_ingest.planning.spec import find_problems

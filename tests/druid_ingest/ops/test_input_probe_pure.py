@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import InputSample
 from druid_ingest.ops._input_probe import (
     PROBE_TIMEOUT_MS,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._errors import (
     DruidAuthError,

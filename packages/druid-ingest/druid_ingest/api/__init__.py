@@ -2,7 +2,8 @@
 segments and MSQ), the value types they return (incl. ``ReportSummary``), the report parsers.
 
 The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
-files need); the modules behind it are private.
+files need); the modules behind it are private, except ``api.endpoints``, the one face of every endpoint (a pure
+request builder and answer parser each) that the operations and clients build on.
 """
 
 from __future__ import annotations

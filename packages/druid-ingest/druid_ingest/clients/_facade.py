@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, overload
 
 from druid_ingest.api import ClusterCapacity, ReportSummary, SqlResult, TaskStatus
-from druid_ingest.api import _endpoints as ep
 from druid_ingest.api import _sql_endpoints as sql_ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.ops import WaitMemory
 from druid_ingest.ops import _operations as ops
 from druid_ingest.wire import ClusterConfig, Operation, ProgressSink, RetryPolicy, call

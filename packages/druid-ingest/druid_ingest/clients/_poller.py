@@ -24,7 +24,7 @@ from datetime import timezone
 from typing import Any
 
 from druid_ingest.api import TaskStatus
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.ops import (
     ServedQuery,
     StatusQuery,

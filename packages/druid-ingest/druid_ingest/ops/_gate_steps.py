@@ -20,7 +20,7 @@ from druid_ingest.api import (
     Segment,
     TaskStatus,
 )
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._handoff import (
     GatePlan,
     broker_lag,

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from druid_ingest.api import InputSample
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.planning import Plan
 from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.wire import (

@@ -17,7 +17,7 @@ from druid_ingest.api import (
     parse_report,
     task_failed_error,
 )
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
 from druid_ingest.ops._handoff import version_key
 from druid_ingest.ops._input_probe import (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from druid_ingest.api import TaskStatus
-from druid_ingest.api import _endpoints as ep
+from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._timeline import version_key
 from druid_ingest.wire import (
