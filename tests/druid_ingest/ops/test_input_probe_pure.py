@@ -101,3 +101,13 @@ def test_an_answer_that_spent_the_budget_is_called_slow_not_empty() -> None:
         assert ("may be slow to deliver its first row rather than empty" in text) is slow, (seconds, text)
         assert ("the input of this dropExisting replace is empty" in text) is not slow
         assert "nothing was submitted" in text and "allow_empty=True" in text
+
+
+def test_the_empty_input_error_names_the_input_and_intervals_it_carries() -> None:
+    plan = build_plan(day_spec(dropExisting=True))
+    error = empty_input_error(plan)
+    assert error.source == describe_input(plan.spec["spec"]["ioConfig"]["inputSource"])
+    assert error.intervals == plan.intervals
+    text = str(error)
+    assert f"Replacing {', '.join(plan.intervals)} of 'events_web'" in text
+    assert "Fix the input (path, filter, upstream job) and run again, or pass allow_empty=True" in text

@@ -24,7 +24,8 @@ GS = "spec.dataSchema.granularitySpec"
     ("value", "expected"),
     [(True, True), (False, False), ("true", True), ("false", False), ("TRUE", True), ("False", False),
      (1, True), (2, True), (-1, True), (0, False), (None, None), (" true ", True), ("", None), ("null", None),
-     ("1", INVALID), ("0", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID)],
+     ("1", INVALID), ("0", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID),
+     ("\x1f true\t\n", True), (" true!", INVALID), ("!true", INVALID)],
 )
 def test_read_bool_follows_jackson(value: Any, expected: Any) -> None:
     assert read_bool(value) is expected

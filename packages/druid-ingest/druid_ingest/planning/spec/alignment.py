@@ -99,8 +99,9 @@ def _amount(total: timedelta) -> str:
         text = f"{hours} hour{'s' if hours != 1 else ''}"
         return text + (f" ({hours // 24} days)" if hours >= 48 and hours % 24 == 0 else "")
     if seconds % 60 == 0:
-        return f"{seconds // 60} minutes"
-    return f"{seconds} seconds"
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
 def lost_text(spans: list[Span]) -> str:

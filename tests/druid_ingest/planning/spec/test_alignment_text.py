@@ -1,0 +1,68 @@
+"""The alignment refusal's wording, pinned: amounts, lists of buckets and lost stretches, clocks, the ALL
+granularity. A user reads these to find the hours at stake, so a wrong number or a dropped bucket is a defect
+(each case below killed a surviving mutant of ``scripts/mutation.sh``)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from druid_ingest.planning.spec.alignment import _amount, _windows_text, alignment_findings, fmt_span, lost_text
+
+from tests.druid_ingest.planning.spec.test_alignment import spec_with
+
+UTC = timezone.utc
+
+
+def at(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("total", "text"), [
+    (timedelta(hours=1), "1 hour"), (timedelta(hours=47), "47 hours"),
+    (timedelta(hours=48), "48 hours (2 days)"), (timedelta(hours=49), "49 hours"),
+    (timedelta(hours=72), "72 hours (3 days)"), (timedelta(minutes=90), "90 minutes"),
+    (timedelta(minutes=1), "1 minute"), (timedelta(seconds=120), "2 minutes"),
+    (timedelta(seconds=61), "61 seconds"), (timedelta(seconds=1), "1 second"),
+    (timedelta(milliseconds=1500), "1500 ms"),
+])
+def test_amounts(total: timedelta, text: str) -> None:
+    assert _amount(total) == text
+
+
+def test_bucket_lists_name_first_second_and_last_beyond_four() -> None:
+    days = [(at(f"2026-10-{d:02d}T00:00:00"), at(f"2026-10-{d + 1:02d}T00:00:00")) for d in range(1, 8)]
+    assert _windows_text(days[:1]) == "2026-10-01/2026-10-02"
+    assert _windows_text(days[:2]) == "2026-10-01/2026-10-02 and 2026-10-02/2026-10-03"
+    assert _windows_text(days[:4]) == ("2026-10-01/2026-10-02, 2026-10-02/2026-10-03, 2026-10-03/2026-10-04 and "
+                                       "2026-10-04/2026-10-05")
+    assert _windows_text(days[:5]) == ("5 buckets, 2026-10-01/2026-10-02, 2026-10-02/2026-10-03 ... "
+                                       "2026-10-05/2026-10-06")
+
+
+def test_lost_stretches_are_listed_in_order_with_their_total() -> None:
+    spans = [(at("2026-10-01T00:00:00"), at("2026-10-01T02:00:00")), (at("2026-10-02T05:00:00"),
+             at("2026-10-02T06:30:00")), (at("2026-10-03T22:00:00"), at("2026-10-04T00:00:00"))]
+    assert lost_text(spans) == ("330 minutes: 2026-10-01T00:00Z to 02:00Z, 2026-10-02T05:00Z to 06:30Z and "
+                                "2026-10-03T22:00Z to 24:00Z")
+    assert fmt_span(at("2026-10-01T00:00:05"), at("2026-10-01T00:00:10")) == "2026-10-01T00:00:05Z to 00:00:10Z"
+    assert fmt_span(at("2026-10-01T23:00:00-05:00"), at("2026-10-02T00:00:00-05:00")) == (
+        "2026-10-02T04:00Z to 05:00Z")  # an offset is shown in UTC, never as its wall clock with a Z
+
+
+def test_all_granularity_names_the_whole_datasource_and_the_fixes() -> None:
+    [problem], _ = alignment_findings(spec_with("ALL", "2026-10-01/2026-10-02"))
+    text = str(problem)
+    assert text.startswith("spec.dataSchema.granularitySpec.intervals[0]: segmentGranularity ALL makes one bucket of "
+                           "all time: a replace overwrites the whole datasource with this run's rows")
+    assert "(2) a segmentGranularity that divides the run's interval, e.g. 'DAY'" in text
+    assert "allow_unaligned=True" in text and problem.value == "2026-10-01/2026-10-02"
+
+
+def test_a_bucket_that_ends_exactly_at_the_interval_is_not_listed_twice() -> None:
+    """HOUR buckets over 00:30..02:00: the buckets are 00:00-01:00 and 01:00-02:00, no third one at 02:00."""
+    [problem], _ = alignment_findings(spec_with("HOUR", "2026-10-01T00:30:00Z/2026-10-01T02:00:00Z"))
+    assert ("2026-10-01T00:00Z/2026-10-01T01:00Z and 2026-10-01T01:00Z/2026-10-01T02:00Z, with this run's rows"
+            in str(problem)), str(problem)
+    assert "30 minutes: 2026-10-01T00:00Z to 00:30Z" in str(problem)
