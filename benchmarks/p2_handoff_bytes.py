@@ -38,7 +38,7 @@ import benchlib
 import requests
 from druid_ingest import ClusterConfig, PollSchedule
 from druid_ingest.clients._sync_client import DruidClient, drive
-from druid_ingest.ops._gate_steps import gate_chunks, gate_look
+from druid_ingest.ops.gate.steps import gate_chunks, gate_look
 from druid_ingest.testing import FakeDruid, index_parallel_spec
 
 DS = "bench_handoff"

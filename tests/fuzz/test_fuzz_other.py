@@ -10,8 +10,8 @@ import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import ClusterCapacity, Segment
 from druid_ingest.ops._capacity import slots_finding
-from druid_ingest.ops._handoff import version_key
 from druid_ingest.ops._history import DurationHistory, ingestion_durations
+from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.wire._http import Request, Response
 
 from .gen import G, any_json, just, lists, obj, one_of, sampled, seeded, tuples

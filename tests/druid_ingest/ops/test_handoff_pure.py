@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from druid_ingest.api._models import DataServer, HandoffTarget, Segment
-from druid_ingest.ops._handoff import (
+from druid_ingest.ops.gate.verdict import (
     chunk_targets,
     empty_publish,
     evaluate,

@@ -7,8 +7,8 @@ import random
 
 import pytest
 from druid_ingest.api._models import HandoffTarget, Segment
-from druid_ingest.ops._handoff import broker_lag, chunk_targets, empty_publish, evaluate
-from druid_ingest.ops._timeline import partition_sets, visible
+from druid_ingest.ops.gate.timeline import partition_sets, visible
+from druid_ingest.ops.gate.verdict import broker_lag, chunk_targets, empty_publish, evaluate
 from druid_ingest.testing.fake_segments import FakeSegment, visible_pieces
 from druid_ingest.testing.fake_time import format_interval, parse_interval
 

@@ -164,7 +164,8 @@ class Segment:
     is_tombstone: bool = False
     size: int = 0
     #: the shard spec's core partition count (``partitions`` / ``numCorePartitions``): the partitions 0..n-1 that
-    #: must all be present before Druid's timeline shows this version (0: any set is complete; see ``timeline.py``)
+    #: must all be present before Druid's timeline shows this version (0: any set is
+    #: complete; see ``ops/gate/timeline.py``)
     core_partitions: int = 0
 
     @classmethod
@@ -204,7 +205,7 @@ class HandoffTarget:
 
     ``min_version`` is the task's ``createdTime``: a replace task's lock version is the Overlord's clock when
     it acquires its time-chunk lock, so its segments have a version >= it. ``version_ceiling`` (when a wait
-    saw the task holding its lock) separates this task's version from later ones; see ``handoff.py``.
+    saw the task holding its lock) separates this task's version from later ones; see ``ops/gate/verdict.py``.
     """
 
     task_id: str

@@ -27,10 +27,10 @@ from druid_ingest.ops import (
     check_after_failed_publish,
     check_on_never,
 )
-from druid_ingest.ops import _gate_steps as gate
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
+from druid_ingest.ops.gate import steps as gate
 from druid_ingest.planning import Plan, base_task_id, build_plan
 from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 

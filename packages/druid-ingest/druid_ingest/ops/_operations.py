@@ -19,7 +19,6 @@ from druid_ingest.api import (
 )
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
-from druid_ingest.ops._handoff import version_key
 from druid_ingest.ops._input_probe import (
     LOOK_ROWS,
     empty_input_error,
@@ -30,6 +29,7 @@ from druid_ingest.ops._input_probe import (
     wants_probe,
 )
 from druid_ingest.ops._results import SubmitOutcome
+from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.planning import Plan, attempt_id
 from druid_ingest.wire import (
     DruidAuthError,
@@ -173,7 +173,7 @@ def _status_after_duplicate(task_id: str) -> Operation[TaskStatus]:
 
 
 def lock_ceiling(status: TaskStatus) -> Operation[str | None]:
-    """An instant at which ``status``'s task holds its time-chunk lock (see ``handoff.py``), or None.
+    """An instant at which ``status``'s task holds its time-chunk lock (see ``ops/gate/verdict.py``), or None.
 
     The exact lock version from ``POST /activeLocks`` (STATE WRITE); when that is refused (403, or 404/405 on an
     older Druid or a proxy), the ``queueInsertionTime`` of the task in ``GET /tasks?state=<runner state>``, which

@@ -17,7 +17,7 @@ from typing import Any
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._history import WaitMemory
-from druid_ingest.ops._timeline import version_key
+from druid_ingest.ops.gate.timeline import version_key
 from druid_ingest.wire import (
     DruidAuthError,
     DruidError,

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
-from druid_ingest.ops._gate_steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.ops._queries import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
+from druid_ingest.ops.gate.steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
     DruidError,

@@ -21,7 +21,9 @@ from druid_ingest.api import (
     TaskStatus,
 )
 from druid_ingest.api import endpoints as ep
-from druid_ingest.ops._handoff import (
+from druid_ingest.ops._operations import failure, report_summary
+from druid_ingest.ops._queries import ServedQuery
+from druid_ingest.ops.gate.verdict import (
     GatePlan,
     broker_lag,
     evaluate,
@@ -31,8 +33,6 @@ from druid_ingest.ops._handoff import (
     span_of,
     version_key,
 )
-from druid_ingest.ops._operations import failure, report_summary
-from druid_ingest.ops._queries import ServedQuery
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
     DruidError,

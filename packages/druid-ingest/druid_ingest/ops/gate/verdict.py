@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from druid_ingest.api import DataServer, HandoffResult, HandoffTarget, Segment
-from druid_ingest.ops._timeline import IntervalIndex, Piece, version_key, visible
+from druid_ingest.ops.gate.timeline import IntervalIndex, Piece, version_key, visible
 from druid_ingest.planning import parse_instant
 
 __all__ = [
