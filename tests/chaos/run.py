@@ -84,7 +84,7 @@ def _ingest(plan: _Plan, retry: Any) -> list[Outcome]:
     deferred = plan.form.endswith("deferred")
     if plan.form.startswith("oneshot"):
         def make() -> Any:
-            return DruidIngestOperator(task_id="ingest", spec=spec, deferrable=deferred, retry=retry,
+            return DruidIngestOperator(task_id="ingest", spec=spec, deferrable=deferred, http_retry=retry,
                                        task_timeout=30, handoff_timeout=30, **FAST)
         if not plan.race:
             return [run_task("ingest", make, context)]
@@ -94,18 +94,18 @@ def _ingest(plan: _Plan, retry: Any) -> list[Outcome]:
         mine = run_task("ingest", make, context)
         other.join(60)
         return [*racer, mine]
-    submitted = run_task("submit", lambda: DruidSubmitOperator(task_id="submit", spec=spec, retry=retry), context)
+    submitted = run_task("submit", lambda: DruidSubmitOperator(task_id="submit", spec=spec, http_retry=retry), context)
     if submitted.error is not None:
         return [submitted]
     task_id = submitted.value
     waited = run_task("wait", lambda: DruidTaskSensor(
-        task_id="wait", druid_task_id=task_id, deferrable=deferred, poke_interval=0.05, timeout=30, retry=retry,
+        task_id="wait", druid_task_id=task_id, deferrable=deferred, poke_interval=0.05, timeout=30, http_retry=retry,
         **FAST), context)
     if waited.error is not None:
         return [submitted, waited]
     gate = run_task("handoff", lambda: DruidHandoffSensor(
         task_id="handoff", druid_task_id=task_id, datasource=DATASOURCE, intervals=[plan.interval],
-        deferrable=deferred, poke_interval=0.05, timeout=30, retry=retry, **FAST), context)
+        deferrable=deferred, poke_interval=0.05, timeout=30, http_retry=retry, **FAST), context)
     return [submitted, waited, gate]
 
 
