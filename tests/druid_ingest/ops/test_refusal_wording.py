@@ -5,9 +5,9 @@ surviving mutant of ``scripts/mutation.sh``)."""
 from __future__ import annotations
 
 import pytest
-from druid_ingest.api import ReportSummary, TaskStatus
+from druid_ingest.api import InputSample, ReportSummary, TaskStatus
 from druid_ingest.ops._evidence import count_sql, next_attempt_line
-from druid_ingest.ops._input_probe import describe_input, probe_refused
+from druid_ingest.ops._input_probe import describe_input, empty_input_error, outside_error, probe_line, probe_refused
 from druid_ingest.planning import build_plan
 from druid_ingest.wire import (
     DruidAuthError,
@@ -81,3 +81,41 @@ def test_an_input_is_described_by_where_it_reads() -> None:
     assert describe_input({"type": "s3", "uris": ["s3://a/1", "s3://a/2", "s3://a/3", "s3://a/4"]}) == (
         "s3 input source uris=[s3://a/1, s3://a/2, s3://a/3, ... (4 in all)]")
     assert describe_input({"baseDir": "/d"}) == "? input source baseDir=/d"
+
+
+def test_a_cause_of_401_characters_is_cut_to_400() -> None:
+    plan = build_plan(day_spec(dropExisting=True))
+    assert "(" + "a" * 400 + "...)" in str(probe_refused(plan, DruidError("a" * 401)))
+    assert "(" + "b" * 400 + ")" in str(probe_refused(plan, DruidError("b" * 400)))
+
+
+def test_intervals_are_listed_and_a_spec_without_them_says_so() -> None:
+    two = build_plan(day_spec(dropExisting=True), intervals=["2026-11-01/2026-11-02", "2026-11-03/2026-11-04"])
+    assert "Replacing 2026-11-01/2026-11-02, 2026-11-03/2026-11-04 of 'events_web'" in str(empty_input_error(two))
+    assert "replace of 2026-11-01/2026-11-02, 2026-11-03/2026-11-04 of 'events_web' could not be probed" in str(
+        probe_refused(two, DruidError("down", status=503)))
+    none = day_spec(dropExisting=True, appendToExisting=False)
+    del none["spec"]["dataSchema"]["granularitySpec"]["intervals"]
+    unbounded = build_plan(none, preflight="warn")
+    assert "Replacing the intervals in the data of 'events_web'" in str(empty_input_error(unbounded))
+    refused = probe_refused(unbounded, None)
+    assert str(refused).startswith("the input of this dropExisting replace of the intervals in the data of "
+                                   "'events_web' could not be probed, and nothing was submitted (an empty input "
+                                   "would erase the interval's data): the spec has no ioConfig.inputSource")
+    assert count_sql(unbounded) == 'SELECT COUNT(*) AS "stored_rows", SUM("rows") AS "sum_rows" FROM "events_web"'
+
+
+def test_a_row_at_the_interval_end_is_outside_it() -> None:
+    plan = build_plan(day_spec(dropExisting=True))  # 2026-11-01T00:00Z/2026-11-02T00:00Z
+    end_ms, last_ms = 1_793_577_600_000, 1_793_577_599_999
+    assert outside_error(plan, InputSample(1, 1, times=(end_ms,))) is not None  # half-open: the end is outside
+    assert outside_error(plan, InputSample(1, 1, times=(last_ms,))) is None
+    assert "all with __time 2026-11-02T00:00:00.000Z, outside" in str(outside_error(plan, InputSample(1, 1,
+                                                                                                 times=(end_ms,))))
+
+
+def test_a_probe_that_parsed_nothing_quotes_the_first_error() -> None:
+    assert probe_line(InputSample(2, 0, unparseable=2, first_error="bad json")) == (
+        "input probe: warning: the sampler read 2 row(s), none of them indexed (2 unparseable: bad json); "
+        "submitting anyway (it reads only the first rows)")
+    assert "(2 unparseable); submitting" in probe_line(InputSample(2, 0, unparseable=2))

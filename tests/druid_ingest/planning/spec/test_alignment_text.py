@@ -66,3 +66,21 @@ def test_a_bucket_that_ends_exactly_at_the_interval_is_not_listed_twice() -> Non
     assert ("2026-10-01T00:00Z/2026-10-01T01:00Z and 2026-10-01T01:00Z/2026-10-01T02:00Z, with this run's rows"
             in str(problem)), str(problem)
     assert "30 minutes: 2026-10-01T00:00Z to 00:30Z" in str(problem)
+
+
+def test_the_period_fix_is_written_in_the_bucket_unit() -> None:
+    [hours], _ = alignment_findings(spec_with("SIX_HOUR", "2026-10-01T01:00:00Z/2026-10-01T07:00:00Z"))
+    assert '"period": "PT6H"' in str(hours)
+    [month], _ = alignment_findings(spec_with("MONTH", "2026-10-02/2026-11-02"))
+    assert '"period": "P1M"' in str(month)
+    [everything], _ = alignment_findings(spec_with("ALL", "2026-10-01/2026-10-02"))
+    assert '"period": "P1D"' in str(everything)
+
+
+def test_two_intervals_in_one_bucket_lose_only_what_neither_covers() -> None:
+    problems, _ = alignment_findings(spec_with("DAY", "2026-10-01T00:00:00Z/2026-10-01T06:00:00Z",
+                                               "2026-10-01T12:00:00Z/2026-10-02T00:00:00Z"))
+    assert len(problems) == 2
+    for problem in problems:
+        assert ("so any rows stored for the hours outside the interval would be lost, 6 hours: 2026-10-01T06:00Z "
+                "to 12:00Z (got") in str(problem), str(problem)

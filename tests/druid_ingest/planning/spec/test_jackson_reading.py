@@ -25,7 +25,7 @@ GS = "spec.dataSchema.granularitySpec"
     [(True, True), (False, False), ("true", True), ("false", False), ("TRUE", True), ("False", False),
      (1, True), (2, True), (-1, True), (0, False), (None, None), (" true ", True), ("", None), ("null", None),
      ("1", INVALID), ("0", INVALID), ("yes", INVALID), ({}, INVALID), (1.0, INVALID),
-     ("\x1f true\t\n", True), (" true!", INVALID), ("!true", INVALID)],
+     ("\x01 true\t\n", True), (" true!", INVALID), ("!true", INVALID), ("Xtrue", INVALID)],
 )
 def test_read_bool_follows_jackson(value: Any, expected: Any) -> None:
     assert read_bool(value) is expected
