@@ -119,3 +119,18 @@ def test_a_probe_that_parsed_nothing_quotes_the_first_error() -> None:
         "input probe: warning: the sampler read 2 row(s), none of them indexed (2 unparseable: bad json); "
         "submitting anyway (it reads only the first rows)")
     assert "(2 unparseable); submitting" in probe_line(InputSample(2, 0, unparseable=2))
+
+
+def test_the_wrong_day_refusal_names_the_times_seen_the_interval_and_the_input() -> None:
+    plan = build_plan(day_spec(dropExisting=True), intervals=["2026-11-01/2026-11-02", "2026-11-05/2026-11-06"])
+    day_before = (1_793_404_800_000, 1_793_448_000_000)  # 2026-10-31T00:00Z and 12:00Z
+    error = outside_error(plan, InputSample(2, 2, times=day_before))
+    assert error is not None and error.intervals == plan.intervals
+    assert error.source == describe_input(plan.spec["spec"]["ioConfig"]["inputSource"])
+    assert str(error) == (
+        "the input of this dropExisting replace holds no row of its interval: Druid's sampler read 2 row(s) from "
+        f"the {error.source}, all with __time 2026-10-31T00:00:00.000Z to 2026-10-31T12:00:00.000Z, outside "
+        "2026-11-01/2026-11-02, 2026-11-05/2026-11-06. Replacing that interval of 'events_web' with it would erase "
+        "its data (Druid drops rows outside the intervals and writes tombstones), so nothing was submitted and the "
+        "interval's data is untouched. Fix the input (path, filter, the run's date) and run again, or pass "
+        "allow_empty=True if an empty interval is intended.")

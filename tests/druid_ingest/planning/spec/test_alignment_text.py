@@ -58,6 +58,7 @@ def test_all_granularity_names_the_whole_datasource_and_the_fixes() -> None:
                            "all time: a replace overwrites the whole datasource with this run's rows")
     assert "(2) a segmentGranularity that divides the run's interval, e.g. 'DAY'" in text
     assert "allow_unaligned=True" in text and problem.value == "2026-10-01/2026-10-02"
+    assert problem.valid is not None and problem.valid.startswith("fixes: (1) a UTC timetable, so runs start")
 
 
 def test_a_bucket_that_ends_exactly_at_the_interval_is_not_listed_twice() -> None:

@@ -160,7 +160,7 @@ def finest_aligning(start: datetime, end: datetime) -> str | None:
     return None
 
 
-def _fixes(granularity: Any, buckets: Buckets | str, start: datetime, end: datetime, terms: ScheduleTerms) -> str:
+def _fixes(buckets: Buckets | str, start: datetime, end: datetime, terms: ScheduleTerms) -> str:
     finer = finest_aligning(start, end)
     period = "P1D"
     if isinstance(buckets, Buckets):
@@ -206,7 +206,7 @@ def alignment_findings(
         )
         return [], [note]
     if not isinstance(buckets, Buckets):  # NONE: millisecond buckets are always aligned
-        return ([_all_problem(i, text, spans, granularity, terms) for i, text in enumerate(raw)]
+        return ([_all_problem(i, text, spans, terms) for i, text in enumerate(raw)]
                 if buckets == ALL else [], [])
     covered = _union(spans)
     problems = []
@@ -229,17 +229,17 @@ def alignment_findings(
             f"bucket it touches, {touched}, with this run's rows only, so any rows stored for the "
             f"hours outside the interval would be lost, {lost_text(lost)}",
             value=text,
-            valid="fixes: " + _fixes(granularity, buckets, start, end, terms),
+            valid="fixes: " + _fixes(buckets, start, end, terms),
         ))
     return problems, []
 
 
-def _all_problem(i: int, text: str, spans: list[Span], granularity: Any, terms: ScheduleTerms) -> SpecProblem:
+def _all_problem(i: int, text: str, spans: list[Span], terms: ScheduleTerms) -> SpecProblem:
     start, end = spans[i]
     return SpecProblem(
         f"{_PATH}.intervals[{i}]",
         "segmentGranularity ALL makes one bucket of all time: a replace overwrites the whole datasource with this "
         "run's rows, so everything stored outside the intervals would be lost",
         value=text,
-        valid="fixes: " + _fixes(granularity, ALL, start, end, terms),
+        valid="fixes: " + _fixes(ALL, start, end, terms),
     )
