@@ -111,3 +111,13 @@ def test_the_empty_input_error_names_the_input_and_intervals_it_carries() -> Non
     text = str(error)
     assert f"Replacing {', '.join(plan.intervals)} of 'events_web'" in text
     assert "Fix the input (path, filter, upstream job) and run again, or pass allow_empty=True" in text
+
+
+def test_without_a_filter_of_its_own_the_probe_filters_on_the_interval_alone() -> None:
+    """No ``and`` around a missing filter: Druid's ``and`` filter refuses a null field."""
+    plan = build_plan(day_spec(dropExisting=True))
+    assert "transformSpec" not in plan.spec["spec"]["dataSchema"]
+    request = probe_request(plan)
+    assert request is not None
+    assert request.json_body["spec"]["dataSchema"]["transformSpec"] == {
+        "filter": {"type": "interval", "dimension": "__time", "intervals": list(plan.intervals)}}

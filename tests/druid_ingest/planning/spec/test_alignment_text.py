@@ -72,6 +72,10 @@ def test_a_bucket_that_ends_exactly_at_the_interval_is_not_listed_twice() -> Non
 def test_the_period_fix_is_written_in_the_bucket_unit() -> None:
     [hours], _ = alignment_findings(spec_with("SIX_HOUR", "2026-10-01T01:00:00Z/2026-10-01T07:00:00Z"))
     assert '"period": "PT6H"' in str(hours)
+    [quarter_hour], _ = alignment_findings(spec_with("FIFTEEN_MINUTE", "2026-10-01T01:05:00Z/2026-10-01T02:00:00Z"))
+    assert '"period": "PT15M"' in str(quarter_hour)
+    [second], _ = alignment_findings(spec_with("SECOND", "2026-10-01T01:05:00.500Z/2026-10-01T02:00:00Z"))
+    assert '"period": "PT1S"' in str(second) and "divides the run's interval, e.g. 'SECOND'" in str(second)
     [month], _ = alignment_findings(spec_with("MONTH", "2026-10-02/2026-11-02"))
     assert '"period": "P1M"' in str(month)
     [everything], _ = alignment_findings(spec_with("ALL", "2026-10-01/2026-10-02"))
