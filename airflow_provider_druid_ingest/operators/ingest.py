@@ -162,9 +162,9 @@ class DruidIngestOperator(DruidSpecOperator):
             self._timed_out = True
             raise
         except DruidError as exc:
-            from airflow_provider_druid_ingest.common.results import airflow_error
+            from airflow_provider_druid_ingest.common.results import raise_for
 
-            raise airflow_error(exc) from exc
+            raise_for(exc)
         if look is not None and (not self.deferrable or look.kind != "timeout"):  # ended: no deferral
             return self._finish(look, context, plan)
         from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger

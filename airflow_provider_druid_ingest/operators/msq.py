@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk.exceptions import AirflowFailException
 from druid_ingest.wire import SpecValidationError
 
 from airflow_provider_druid_ingest.common.assets import default_outlets
@@ -117,10 +116,9 @@ class DruidMsqIngestOperator(DruidIngestOperator):
                 allow_empty=self.allow_empty,
             )
         except SpecValidationError as exc:
-            from airflow_provider_druid_ingest.common.errors import druid_airflow_error
+            from airflow_provider_druid_ingest.common.results import raise_for
 
-            message = str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement", 1)
-            raise druid_airflow_error(AirflowFailException, message, (SpecValidationError,), vars(exc)) from exc
+            raise_for(exc, str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement", 1))
         if log_warnings:
             for warning in plan.warnings:
                 self.log.warning("MSQ statement warning: %s", warning)

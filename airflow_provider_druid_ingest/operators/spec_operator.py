@@ -163,9 +163,9 @@ class DruidSpecOperator(BaseOperator):
                 preflight=self.preflight,
             )
         except SpecValidationError as exc:
-            from airflow_provider_druid_ingest.common.results import airflow_error
+            from airflow_provider_druid_ingest.common.results import raise_for
 
-            raise airflow_error(exc) from exc  # also a SpecValidationError: fatal, no retry policy is asked
+            raise_for(exc)  # also a SpecValidationError: fatal, no retry policy is asked
         if not plan.datasource:
             raise AirflowFailException("spec.dataSchema.dataSource: missing; pass datasource= or set it in the spec")
         for warning in plan.warnings if log_warnings else ():

@@ -32,7 +32,7 @@ class DruidSubmitOperator(DruidSpecOperator):
     def execute(self, context: Context) -> str:
         from druid_ingest.wire import DruidError
 
-        from airflow_provider_druid_ingest.common.results import airflow_error
+        from airflow_provider_druid_ingest.common.results import raise_for
 
         plan = self.plan(context)
         try:
@@ -41,7 +41,7 @@ class DruidSubmitOperator(DruidSpecOperator):
                 outcome = self.ensure(client, plan)
                 url = client.config.console_task_url(outcome.task_id)
         except DruidError as exc:  # a fatal 4xx fails without burning retries; transient ones are retried
-            raise airflow_error(exc) from exc
+            raise_for(exc)
         push_task_refs(context, outcome.task_id, url)
         return outcome.task_id
 

@@ -134,7 +134,7 @@ class DruidHandoffSensor(BaseSensorOperator):
                     push_task_refs(context, druid_task_id, client.config.console_task_url(druid_task_id),
                                    push_id=False)
         except DruidError as exc:  # FAILED task, wrong datasource, unknown id, 401/403: waiting cannot help
-            raise results.airflow_error(exc) from exc
+            results.raise_for(exc)
         self.log.info("Handoff gate for %s: %s", druid_task_id, self._target.to_dict())
         return self._target
 
@@ -147,7 +147,7 @@ class DruidHandoffSensor(BaseSensorOperator):
             with self.hook.get_client() as client:
                 outcome = client.watch_handoff(target, 0.0)
         except DruidError as exc:
-            raise results.airflow_error(exc) from exc
+            results.raise_for(exc)
         if outcome.kind == "timeout":
             self.log.info("Handoff of Druid task %s: %s", target.task_id, outcome.message)
             return False

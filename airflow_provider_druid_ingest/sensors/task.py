@@ -117,7 +117,7 @@ class DruidTaskSensor(BaseSensorOperator):
                     druid_task_id, 0.0, on_progress=ProgressLines(self.log.info, druid_task_id), ceiling=self._ceiling
                 )
         except DruidError as exc:  # unknown id, 401/403, wrong URL: waiting cannot help
-            raise results.airflow_error(exc) from exc
+            results.raise_for(exc)
         self._ceiling = outcome.version_ceiling
         if outcome.kind == "timeout":
             return False

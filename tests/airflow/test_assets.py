@@ -7,9 +7,10 @@ from __future__ import annotations
 import pendulum
 import pytest
 from airflow.sdk import Asset
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
 from druid_ingest.testing import TaskPlan
+from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.common.assets import asset_uri, druid_asset
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY
@@ -74,7 +75,7 @@ def test_one_shot_operator_in_the_worker_puts_the_extra_too(druid_conn, ctx):
 
 def test_failed_ingestion_leaves_the_event_untouched(druid_conn, ctx):
     druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="bad input row"))
-    with pytest.raises(AirflowException, match="bad input row"):
+    with pytest.raises(DruidTaskFailedError, match="bad input row"):
         DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST).execute(ctx)
     assert extra_of(ctx) == {}
 

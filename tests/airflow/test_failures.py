@@ -4,8 +4,9 @@ not only in its log."""
 from __future__ import annotations
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, AirflowFailException
+from airflow.sdk.exceptions import AirflowFailException
 from druid_ingest.testing import TaskPlan
+from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
@@ -36,13 +37,13 @@ def test_every_class_raises_the_full_failure_text(druid_conn, context):
     """The exception, not only the log, explains a FAILED Druid task: it is what on_failure_callback sees."""
     _fail_next(druid_conn)
     op = DruidIngestOperator(task_id="i", spec=_failing_spec(), deferrable=False, **FAST)
-    with pytest.raises(AirflowException) as worker:
+    with pytest.raises(DruidTaskFailedError) as worker:
         op.execute(context)
     _assert_explains(str(worker.value))
     druid_task_id = context["ti"].xcom["druid_task_id"]
 
     deferred = DruidIngestOperator(task_id="i", spec=_failing_spec(), **FAST)
-    with pytest.raises(AirflowException) as resumed:
+    with pytest.raises(DruidTaskFailedError) as resumed:
         deferred.execute_complete(context, run_trigger(DruidIngestionTrigger(druid_task_id, **FAST)))
     _assert_explains(str(resumed.value))
     event = run_trigger(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))

@@ -5,7 +5,7 @@ ingestion burned an Airflow retry on a 401."""
 from __future__ import annotations
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.testing import Fault, TaskPlan
 from druid_ingest.wire._errors import DruidAuthError, DruidServerError
@@ -31,7 +31,7 @@ def test_a_401_during_the_deferred_wait_fails_without_retry(druid_conn, context)
 def test_transient_errors_in_events_stay_retryable():
     event = TaskOutcome.errored("t1", DruidServerError("Druid server error: boom", status=502)).to_dict()
     assert event["fatal"] is False
-    with pytest.raises(AirflowException) as raised:
+    with pytest.raises(DruidServerError) as raised:
         DruidTaskSensor(task_id="w", druid_task_id="t1").execute_complete({}, event)
     assert not isinstance(raised.value, AirflowFailException)
 

@@ -12,6 +12,7 @@ from importlib import import_module
 from typing import Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout, TaskDeferred
+from druid_ingest.wire import DruidError
 
 __all__ = ["TI", "Outcome", "run_task"]
 
@@ -75,7 +76,7 @@ def run_task(task_id: str, make: Callable[[], Any], context: dict[str, Any], ret
             return out
         except (AirflowFailException, AirflowSensorTimeout) as exc:
             out.error, out.failed_fast = exc, isinstance(exc, AirflowFailException)
-        except AirflowException as exc:
+        except (AirflowException, DruidError) as exc:  # a retryable failure is raised as the core error itself
             out.error = exc
         except Exception as exc:  # not an Airflow failure: counted, and treated as a retryable crash
             out.error = exc

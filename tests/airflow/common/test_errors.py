@@ -1,122 +1,125 @@
-"""The provider's exceptions are Airflow's *and* the core's classes: what Airflow 3.3's ``RetryRule`` (isinstance on
-the raised exception, no ``__cause__`` walk) needs to key on ``druid_ingest.wire`` errors; fatal ones stay
-``AirflowFailException``, which Airflow never hands to a retry policy."""
+"""What an Airflow task raises for a Druid failure: the core's own error when a retry can help (Airflow 3.3's
+``RetryRule`` matches it by ``isinstance``, no ``__cause__`` walk), a fixed ``DruidFatalFailure``
+(``AirflowFailException``, never handed to a retry policy) or ``DruidSensorTimeout`` when it cannot. No class is
+made at run time: every raised class is importable by its module name, and pickles."""
 
 from __future__ import annotations
 
+import logging
 import pickle
 
 import pytest
 from airflow.sdk import RetryAction, RetryRule
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
-from airflow.sdk.module_loading import import_string
 from druid_ingest.ops import HandoffOutcome, TaskOutcome
 from druid_ingest.wire import (
     DruidAuthError,
-    DruidError,
     DruidLeaderUnavailableError,
     DruidRetriesExhaustedError,
     DruidTaskFailedError,
     DruidTimeoutError,
-    DruidTransientError,
     DruidWaitTimeoutError,
     HandoffNeverError,
+    SpecValidationError,
 )
 
-from airflow_provider_druid_ingest.common.errors import druid_error_class
-from airflow_provider_druid_ingest.common.results import airflow_error, handoff_result, task_result
+from airflow_provider_druid_ingest.common.errors import DruidFatalFailure, DruidSensorTimeout
+from airflow_provider_druid_ingest.common.results import handoff_result, raise_for, task_result
+
+LOG = logging.getLogger(__name__)
 
 
-def test_a_worker_error_is_the_airflow_class_and_the_core_class_with_its_fields():
-    err = airflow_error(DruidTimeoutError("read timed out", method="GET", url="http://druid/x"))
-    assert type(err).__mro__[1] is AirflowException and not isinstance(err, AirflowFailException)
-    assert isinstance(err, DruidTimeoutError) and isinstance(err, DruidTransientError)
-    assert str(err) == "read timed out [GET http://druid/x]" and err.method == "GET" and err.retryable is True
-    assert type(err).__name__ == "AirflowException[DruidTimeoutError]"
+def test_a_retryable_worker_error_is_raised_as_the_core_error_itself():
+    exc = DruidTimeoutError("read timed out", method="GET", url="http://druid/x")
+    with pytest.raises(DruidTimeoutError) as raised:
+        raise_for(exc)
+    assert raised.value is exc and not isinstance(raised.value, AirflowException)
+    assert RetryRule(exception=DruidTimeoutError, action=RetryAction.RETRY).matches(raised.value)
 
 
 def test_exhausted_http_retries_are_also_the_last_errors_class():
-    err = airflow_error(DruidRetriesExhaustedError(DruidLeaderUnavailableError("no leader", status=503), 2, 1.5))
+    err = DruidRetriesExhaustedError.of(DruidLeaderUnavailableError("no leader", status=503), 2, 1.5)
     assert isinstance(err, DruidRetriesExhaustedError) and isinstance(err, DruidLeaderUnavailableError)
     assert err.attempts == 2 and err.last.status == 503
-    assert err.retryable is False  # the first core class's flag, not inherited from the last error's
+    assert err.retryable is False  # its own flag, not inherited from the last error's class
     assert RetryRule(exception="druid_ingest.wire.DruidLeaderUnavailableError", action=RetryAction.RETRY).matches(err)
     assert not RetryRule(exception=DruidAuthError, action=RetryAction.FAIL).matches(err)
 
 
-def test_fatal_errors_are_airflow_fail_exceptions():
-    err = airflow_error(DruidAuthError("denied", status=401))
-    assert isinstance(err, AirflowFailException) and isinstance(err, DruidAuthError)
+def test_fatal_errors_are_fail_exceptions_that_keep_the_core_error():
+    exc = DruidAuthError("denied", status=401)
+    with pytest.raises(DruidFatalFailure) as raised:
+        raise_for(exc)
+    assert isinstance(raised.value, AirflowFailException) and raised.value.error is exc
+    assert raised.value.__cause__ is exc and str(raised.value) == "denied HTTP 401"
+    with pytest.raises(DruidFatalFailure, match="invalid MSQ statement"):
+        raise_for(SpecValidationError([]), "invalid MSQ statement")
 
 
-def test_one_class_per_combination_importable_and_picklable():
-    err = airflow_error(DruidTimeoutError("slow"))
-    assert type(airflow_error(DruidTimeoutError("again"))) is type(err)
-    path, args, _ = err.serialize()  # AirflowException.serialize: module.name + message
-    assert import_string(path) is type(err) and args == ("slow",)
-    back = pickle.loads(pickle.dumps(err))
-    assert type(back) is type(err) and str(back) == "slow" and back.message == "slow"
-    assert druid_error_class(AirflowException, ()) is AirflowException
-    assert druid_error_class(AirflowException, (DruidError, DruidTimeoutError)) is type(err)  # a base is dropped
+def test_raised_classes_pickle_with_their_fields():
+    exhausted = DruidRetriesExhaustedError.of(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 3, 2.0)
+    back = pickle.loads(pickle.dumps(exhausted))
+    assert type(back) is type(exhausted) and str(back) == str(exhausted) and back.last.method == "GET"
+    failure = pickle.loads(pickle.dumps(DruidFatalFailure("denied", DruidAuthError("denied", status=401))))
+    assert type(failure) is DruidFatalFailure and str(failure) == "denied" and failure.error.status == 401
+    spec = pickle.loads(pickle.dumps(SpecValidationError([], "hint")))
+    assert spec.hint == "hint" and str(spec).endswith("\nhint")
 
 
-def test_outcome_errors_name_their_core_class():
+def test_outcome_errors_are_their_core_class():
     failed = TaskOutcome("failed", "t1", "Druid task t1 FAILED: bad row")
-    with pytest.raises(AirflowException) as op:
+    with pytest.raises(DruidTaskFailedError, match="an Airflow retry submits") as op:
         task_result(failed, sensor=False)
-    assert isinstance(op.value, DruidTaskFailedError) and not isinstance(op.value, AirflowFailException)
-    with pytest.raises(AirflowFailException) as sensor:
+    assert not isinstance(op.value, AirflowException)
+    with pytest.raises(DruidFatalFailure) as sensor:
         task_result(failed, sensor=True)
-    assert isinstance(sensor.value, DruidTaskFailedError)
+    assert isinstance(sensor.value.error, DruidTaskFailedError)
     timeout = TaskOutcome("timeout", "t1", "still RUNNING")
-    with pytest.raises(AirflowSensorTimeout) as sensed:
+    with pytest.raises(DruidSensorTimeout) as sensed:
         task_result(timeout, sensor=True)
-    assert isinstance(sensed.value, DruidWaitTimeoutError)
-    with pytest.raises(AirflowException) as waited:
+    assert isinstance(sensed.value, AirflowSensorTimeout) and isinstance(sensed.value.error, DruidWaitTimeoutError)
+    with pytest.raises(DruidWaitTimeoutError):
         task_result(timeout, sensor=False)
-    assert isinstance(waited.value, DruidWaitTimeoutError)
     event = TaskOutcome.errored("t1", DruidTimeoutError("slow")).to_dict()
-    with pytest.raises(AirflowException) as resumed:
+    with pytest.raises(DruidTimeoutError):
         task_result(TaskOutcome.from_dict(event), sensor=False)
-    assert isinstance(resumed.value, DruidTimeoutError)
+    fatal = TaskOutcome.errored("t1", DruidAuthError("denied", status=403)).to_dict()
+    with pytest.raises(DruidFatalFailure) as refused:
+        task_result(TaskOutcome.from_dict(fatal), sensor=False)
+    assert isinstance(refused.value.error, DruidAuthError)
 
 
-def test_handoff_errors_name_their_core_class(caplog):
-    import logging
+def test_a_wait_that_timed_out_during_an_outage_is_also_the_outages_class():
+    event = {"status": "timeout", "druid_task_id": "t1", "message": "still RUNNING",
+             "error_classes": ["DruidRetriesExhaustedError", "DruidLeaderUnavailableError"]}
+    with pytest.raises(DruidWaitTimeoutError) as late:
+        task_result(TaskOutcome.from_dict(event), sensor=False)
+    assert RetryRule(exception=DruidLeaderUnavailableError, action=RetryAction.FAIL).matches(late.value)
 
+
+def test_handoff_errors_are_their_core_class():
     never = HandoffOutcome("never", "t1", "wiki: never: zero replicas")
-    with pytest.raises(AirflowFailException) as raised:
-        handoff_result(never, "fail", logging.getLogger(__name__), sensor=False)
-    assert isinstance(raised.value, HandoffNeverError)
+    with pytest.raises(DruidFatalFailure) as raised:
+        handoff_result(never, "fail", LOG, sensor=False)
+    assert isinstance(raised.value.error, HandoffNeverError)
     timeout = HandoffOutcome("timeout", "t1", "wiki: loading")
-    with pytest.raises(AirflowException) as late:
-        handoff_result(timeout, "fail", logging.getLogger(__name__), sensor=False)
-    assert isinstance(late.value, DruidWaitTimeoutError) and not isinstance(late.value, AirflowFailException)
+    with pytest.raises(DruidWaitTimeoutError, match="not queryable in time: wiki: loading"):
+        handoff_result(timeout, "fail", LOG, sensor=False)
+    with pytest.raises(DruidSensorTimeout):
+        handoff_result(timeout, "fail", LOG, sensor=True)
 
 
-def test_a_class_made_in_another_process_is_found_by_name_in_a_fresh_one():
-    # pickle and serialize() name the class ("...errors.AirflowException[DruidTimeoutError]"): a process that never
-    # raised that combination (a triggerer, the API server reading a pickled error) must still find it
+def test_a_raised_error_unpickles_in_a_fresh_process():
+    # the API server or a callback process reading a pickled error never imported the class that raised it
     import subprocess
     import sys
 
-    err = airflow_error(DruidTimeoutError("slow", method="GET", url="http://druid/x"))
-    path, _, _ = err.serialize()
-    code = ("import pickle, sys\nfrom airflow.sdk.module_loading import import_string\n"
-            "from druid_ingest.wire import DruidTimeoutError\n"
+    err = DruidRetriesExhaustedError.of(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 2, 1.0)
+    code = ("import pickle, sys\nfrom druid_ingest.wire import DruidTimeoutError, DruidRetriesExhaustedError\n"
             "back = pickle.loads(sys.stdin.buffer.read())\n"
-            "assert isinstance(back, DruidTimeoutError) and back.method == 'GET', back\n"
-            f"assert import_string({path!r}) is type(back)\n"
-            "print(type(back).__name__, str(back))\n")
+            "assert isinstance(back, DruidTimeoutError) and isinstance(back, DruidRetriesExhaustedError), back\n"
+            "print(type(back).__name__, back.last.method, str(back))\n")
     done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(err), capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert done.stdout.decode().strip() == "AirflowException[DruidTimeoutError] slow [GET http://druid/x]"
-
-
-@pytest.mark.parametrize("name", ["nothing", "AirflowException[NotACoreClass]", "ValueError[DruidTimeoutError]",
-                                  "AirflowException[DruidError+DruidTimeoutError]"])  # the last: a base it drops
-def test_a_name_this_module_would_not_make_is_an_attribute_error(name):
-    from airflow_provider_druid_ingest.common import errors
-
-    with pytest.raises(AttributeError, match="has no attribute"):
-        getattr(errors, name)
+    assert done.stdout.decode().strip() == ("RetriesExhaustedTimeoutError GET gave up after 2 attempt(s) in 1.0s; "
+                                            "last error: slow [GET http://druid/x]")

@@ -9,6 +9,7 @@ import time
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
 from druid_ingest.testing import Fault, TaskPlan
+from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
@@ -42,7 +43,7 @@ def test_ingest_skips_deferral_when_already_terminal(druid_conn, context):
 def test_failed_task_then_retry_submits_exactly_one_new_attempt(druid_conn, context):
     druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="bad input row"))
     op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST)
-    with pytest.raises(AirflowException, match="bad input row"):
+    with pytest.raises(DruidTaskFailedError, match="bad input row"):
         op.execute(context)
     retry = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, **FAST).execute({**context, "ti": FakeTI()})
     assert retry.endswith("_r1")
@@ -53,7 +54,7 @@ def test_a_retried_append_whose_failed_attempt_published_fails_without_a_second_
     """Issue 27 item 1: the worker died after the publish; the retry must not add the rows again."""
     druid_conn.plan_next_task(TaskPlan(failed_after_publish=True))
     op = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False, **FAST)
-    with pytest.raises(AirflowException, match="disappeared on the worker"):
+    with pytest.raises(DruidTaskFailedError, match="disappeared on the worker"):
         op.execute(context)
     retry = DruidIngestOperator(task_id="i", spec=spec(append=True), deferrable=False, **FAST)
     with pytest.raises(AirflowFailException, match="may have published") as info:  # fatal: no retry spent

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 from airflow.sdk import Asset
-from airflow.sdk.exceptions import AirflowException, TaskDeferred
+from airflow.sdk.exceptions import TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
 from druid_ingest.testing import TaskPlan
+from druid_ingest.wire import DruidWaitTimeoutError
 
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
@@ -132,7 +133,7 @@ def test_execution_timeout_caps_the_wait_in_the_worker(druid_conn, ctx):
     op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, task_timeout=3600.0,
                              execution_timeout=timedelta(milliseconds=300), **FAST)
     started = time.time()
-    with pytest.raises(AirflowException):
+    with pytest.raises(DruidWaitTimeoutError):
         op.execute(ctx)
     assert time.time() - started < 10  # one second (the floor), not the hour of task_timeout
 
@@ -140,7 +141,7 @@ def test_execution_timeout_caps_the_wait_in_the_worker(druid_conn, ctx):
 def test_a_wait_that_times_out_shuts_the_druid_task_down(druid_conn, ctx):
     druid_conn.plan_next_task(TaskPlan(duration=30.0))
     op = DruidIngestOperator(task_id="i", spec=spec(), deferrable=False, task_timeout=0.5, **FAST)
-    with pytest.raises(AirflowException):
+    with pytest.raises(DruidWaitTimeoutError):
         op.execute(ctx)
     druid_task_id = ctx["ti"].xcom["druid_task_id"]
     assert [r.path for r in shutdowns(druid_conn)] == [f"/druid/indexer/v1/task/{druid_task_id}/shutdown"]
@@ -152,11 +153,11 @@ def test_a_deferred_wait_that_timed_out_shuts_the_druid_task_down_unless_told_no
     event = run_trigger(deferred.trigger)
     assert event["status"] == "timeout", event
     keep = DruidIngestOperator(task_id="i", spec=spec(), shutdown_on_timeout=False, **FAST)
-    with pytest.raises(AirflowException):
+    with pytest.raises(DruidWaitTimeoutError):
         keep.execute_complete(ctx, event)
     assert shutdowns(druid_conn) == []
     stop = DruidIngestOperator(task_id="i", spec=spec(), **FAST)
-    with pytest.raises(AirflowException):
+    with pytest.raises(DruidWaitTimeoutError):
         stop.execute_complete(ctx, event)
     druid_task_id = deferred.trigger.druid_task_id
     assert [r.path for r in shutdowns(druid_conn)] == [f"/druid/indexer/v1/task/{druid_task_id}/shutdown"]

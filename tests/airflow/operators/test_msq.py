@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
 from druid_ingest.testing import TaskPlan
+from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
@@ -48,7 +49,7 @@ def test_defers_on_the_one_shot_trigger_then_adopts_on_rerun(druid_conn, context
 def test_failure_is_summarised_from_the_msq_report(druid_conn, context):
     druid_conn.plan_next_task(TaskPlan(outcome="FAILED", error_msg="InsertTimeOutOfBounds: Query generated time "
                                        "chunk [2026-07-18/2026-07-19] out of bounds specified by replaceTimeChunks"))
-    with pytest.raises(AirflowException, match="InsertTimeOutOfBounds: Query generated time chunk"):
+    with pytest.raises(DruidTaskFailedError, match="InsertTimeOutOfBounds: Query generated time chunk"):
         op(deferrable=False).execute(context)
 
 

@@ -9,10 +9,12 @@ from druid_ingest.wire import (
     DruidFatalError,
     DruidLeaderUnavailableError,
     DruidRetriesExhaustedError,
+    DruidServerError,
     DruidTimeoutError,
     DruidWaitTimeoutError,
     DuplicateTaskIdError,
     SpecValidationError,
+    error_from_names,
     error_names,
     taxonomy_class,
 )
@@ -42,20 +44,30 @@ def test_taxonomy_class_resolves_only_error_classes():
 
 
 def test_error_events_carry_the_names_and_rebuild_the_classes():
-    exhausted = DruidRetriesExhaustedError(DruidLeaderUnavailableError("no leader", status=503), 2, 1.0)
+    exhausted = DruidRetriesExhaustedError.of(DruidLeaderUnavailableError("no leader", status=503), 2, 1.0)
     event = TaskOutcome.errored("t1", exhausted).to_dict()
     assert event["error_classes"] == ["DruidRetriesExhaustedError", "DruidLeaderUnavailableError"]
-    assert TaskOutcome.from_dict(event).error_types == (DruidRetriesExhaustedError, DruidLeaderUnavailableError)
-    handoff = HandoffOutcome.from_dict(HandoffOutcome.errored("t1", exhausted).to_dict())
-    assert handoff.error_types == (DruidRetriesExhaustedError, DruidLeaderUnavailableError)
+    for rebuilt in (TaskOutcome.from_dict(event).error(),
+                    HandoffOutcome.from_dict(HandoffOutcome.errored("t1", exhausted).to_dict()).error()):
+        assert type(rebuilt) is type(exhausted)
+        assert isinstance(rebuilt, DruidRetriesExhaustedError) and isinstance(rebuilt, DruidLeaderUnavailableError)
+        assert error_names(rebuilt) == ("DruidRetriesExhaustedError",)  # rebuilt: no ``last`` to name
 
 
 def test_events_without_or_with_unknown_names_fall_back_to_the_fatal_flag():
     old = {k: v for k, v in TaskOutcome.errored("t1", DruidTimeoutError("x")).to_dict().items()
            if k != "error_classes"}
-    assert TaskOutcome.from_dict(old).error_types == (DruidError,)
+    assert type(TaskOutcome.from_dict(old).error()) is DruidError
     fatal = {**old, "fatal": True, "error_classes": ["DruidFromTheFuture", 7]}
-    assert TaskOutcome.from_dict(fatal).error_types == (DruidFatalError,)
+    assert type(TaskOutcome.from_dict(fatal).error()) is DruidFatalError
     timeout = {"status": "timeout", "druid_task_id": "t1", "message": "still RUNNING"}
-    assert TaskOutcome.from_dict(timeout).error_types == (DruidWaitTimeoutError,)
-    assert HandoffOutcome.from_dict(timeout).error_types == (DruidWaitTimeoutError,)
+    assert type(TaskOutcome.from_dict(timeout).error()) is DruidWaitTimeoutError
+    assert type(HandoffOutcome.from_dict(timeout).error()) is DruidWaitTimeoutError
+
+
+def test_names_rebuild_an_error_with_the_message_and_a_spec_error_never_travels():
+    rebuilt = error_from_names(("DruidTimeoutError",), "slow")
+    assert type(rebuilt) is DruidTimeoutError and str(rebuilt) == "slow" and rebuilt.status is None
+    assert type(error_from_names(("SpecValidationError",), "bad")) is DruidError
+    assert type(error_from_names(("DruidWaitTimeoutError", "DruidServerError"), "late")).__mro__[1:3] == (
+        DruidWaitTimeoutError, DruidServerError)

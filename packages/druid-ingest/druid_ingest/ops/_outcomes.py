@@ -16,13 +16,11 @@ from druid_ingest.ops._options import OnNever, check_on_never
 from druid_ingest.wire import (
     DruidEmptyIngestionError,
     DruidError,
-    DruidFatalError,
     DruidTaskFailedError,
-    DruidWaitTimeoutError,
     HandoffNeverError,
+    error_from_names,
     error_names,
     is_fatal,
-    taxonomy_class,
 )
 
 __all__ = [
@@ -48,12 +46,6 @@ INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
 _NOTE = " with a message from Druid: "
 #: Druid's errorMsg in a trigger event at most (characters): events are stored in the metadata database
 MAX_EVENT_ERROR_CHARS = 64_000
-
-
-def _error_types(names: tuple[str, ...], fatal: bool) -> tuple[type[Exception], ...]:
-    """The classes an ``error`` outcome names (unknown names dropped), else the base its ``fatal`` flag implies."""
-    found = tuple(cls for cls in map(taxonomy_class, names) if cls is not None)
-    return found or (DruidFatalError if fatal else DruidError,)
 
 
 def _names(data: dict[str, Any]) -> tuple[str, ...]:
@@ -113,30 +105,23 @@ class TaskOutcome:
         return cls("error", task_id, f"waiting for Druid task {task_id} failed: {exc}", fatal=is_fatal(exc),
                    error_classes=error_names(exc))
 
-    @property
-    def error_types(self) -> tuple[type[Exception], ...]:
-        """The taxonomy classes of the error this outcome stands for (none for a success): what a face's own
-        exception is an instance of, so a rule keyed on a core class (Airflow's ``RetryRule``) can match it."""
-        if self.kind == "success":
-            return ()
-        if self.kind == "failed":
-            return (DruidTaskFailedError,)
-        if self.kind == "timeout":  # a deadline met during an outage also stands for the outage's last error
-            return (DruidWaitTimeoutError, *(c for c in map(taxonomy_class, self.error_classes) if c is not None))
-        return _error_types(self.error_classes, self.fatal)
-
     def settle(self) -> TaskStatus:
         """The SUCCESS status, or the error this outcome stands for."""
         if self.kind == "success" and self.status is not None:
             return self.status
         raise self.error()
 
-    def error(self) -> DruidError:
+    def error(self, note: str = "") -> DruidError:
+        """The error this outcome stands for, with ``note`` after its message (a face's hint): the classes it names
+        (a trigger event's ``error_classes``), so a rule keyed on a core class (Airflow's ``RetryRule``, which
+        matches by ``isinstance``) matches it on either side of an event. A timeout during an outage is also the
+        outage's last error class."""
+        text = self.message + note
         if self.kind == "failed":
-            return DruidTaskFailedError(self.task_id, self.report.error_msg if self.report else None, self.message)
+            return DruidTaskFailedError(self.task_id, self.report.error_msg if self.report else None, text)
         if self.kind == "timeout":
-            return DruidWaitTimeoutError(self.message)
-        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
+            return error_from_names(("DruidWaitTimeoutError", *self.error_classes), text)
+        return error_from_names(self.error_classes, text, fatal=self.fatal)
 
     def to_dict(self) -> dict[str, Any]:
         """The trigger event. Druid's errorMsg travels once, in ``summary``, cut to ``MAX_EVENT_ERROR_CHARS`` (a
@@ -200,19 +185,6 @@ class HandoffOutcome:
                    fatal=is_fatal(exc), error_classes=error_names(exc))
 
     @property
-    def error_types(self) -> tuple[type[Exception], ...]:
-        """As :attr:`TaskOutcome.error_types`: an empty publish, zero-replica rules, a timeout, or the named error."""
-        if self.empty:
-            return (DruidEmptyIngestionError,)
-        if self.kind == "success":
-            return ()
-        if self.kind == "never":
-            return (HandoffNeverError,)
-        if self.kind == "timeout":
-            return (DruidWaitTimeoutError,)
-        return _error_types(self.error_classes, self.fatal)
-
-    @property
     def empty(self) -> bool:
         """The task published nothing: no new data, nothing replaced."""
         return self.result is not None and self.result.state == "nothing"
@@ -270,8 +242,9 @@ class HandoffOutcome:
                 "datasource's load rules, or pass on_never='pass' to accept deep-storage-only data"
             )
         if self.kind == "timeout":
-            return DruidWaitTimeoutError(f"segments of Druid task {self.task_id} not queryable in time: {self.message}")
-        return DruidFatalError(self.message) if self.fatal else DruidError(self.message)
+            text = f"segments of Druid task {self.task_id} not queryable in time: {self.message}"
+            return error_from_names(("DruidWaitTimeoutError", *self.error_classes), text)
+        return error_from_names(self.error_classes, self.message, fatal=self.fatal)
 
     def to_dict(self) -> dict[str, Any]:
         return {

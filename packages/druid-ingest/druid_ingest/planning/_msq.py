@@ -249,8 +249,19 @@ def build_msq_plan(
 
     ``failOnEmptyInsert`` defaults to ``not allow_empty``: Druid's default (false) lets a REPLACE whose input is
     missing or empty SUCCEED and replace the interval with tombstones, deleting the day (seen on Druid 33).
-    ``schedule_terms``: the face's words for its schedule in an unaligned-window refusal.
+    ``schedule_terms``: the face's words for its schedule in an unaligned-window refusal. A refusal says
+    "invalid MSQ statement".
     """
+    try:
+        return _msq_plan(sql, intervals, datasource, context, variables, idempotency_key, allow_overwrite_all,
+                         allow_empty, id_prefix, schedule_terms)
+    except SpecValidationError as exc:
+        raise SpecValidationError(exc.problems, exc.hint, subject="MSQ statement") from None
+
+
+def _msq_plan(sql: str, intervals: list[str], datasource: str | None, context: dict[str, Any] | None,
+              variables: dict[str, Any] | None, idempotency_key: str | None, allow_overwrite_all: bool,
+              allow_empty: bool, id_prefix: str, schedule_terms: ScheduleTerms) -> MsqPlan:
     if len(intervals) != 1:
         raise SpecValidationError([SpecProblem("intervals", "an MSQ statement is planned for exactly one interval",
                                                value=intervals, valid="one ISO interval, e.g. the run's")])

@@ -127,7 +127,7 @@ def exchange(
         if delay is None:
             if not error.retryable or (attempts == 1 and policy.max_attempts == 1):
                 raise error
-            raise DruidRetriesExhaustedError(error, attempts, elapsed) from error
+            raise DruidRetriesExhaustedError.of(error, attempts, elapsed) from error
         yield Sleep(delay)
 
 
