@@ -47,7 +47,7 @@ TASK_DECORATORS: dict[str, str] = {
 }
 
 #: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
-BASES = frozenset({"DruidSpecOperator", "DruidWaitTrigger"})
+BASES = frozenset({"DruidPlanOperator", "DruidSpecOperator", "DruidWorkOperator", "DruidWaitTrigger"})
 
 
 #: the provider's ``[druid_ingest]`` section (provider metadata's ``config``): every option the code reads, so

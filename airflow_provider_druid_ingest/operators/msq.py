@@ -3,20 +3,17 @@
 A templated ``REPLACE INTO ... OVERWRITE WHERE`` (or ``INSERT``) statement, rendered by the core's MSQ plan for
 the run's interval, sent to ``POST /druid/v2/sql/task`` with a deterministic ``sqlQueryId`` (so the controller
 task ``query-<id>`` is adopted on retry and re-run), then the same deferred wait, failure summary, handoff gate
-and shutdown on kill as the native one-shot operator: only the plan differs.
+and shutdown on kill as the native one-shot operator (both are :class:`DruidWorkOperator`): only the plan
+differs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from druid_ingest.wire import SpecValidationError
-
-from airflow_provider_druid_ingest.common.assets import default_outlets
-from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
-from airflow_provider_druid_ingest.hooks.druid import DruidHook
-from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
+from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
+from airflow_provider_druid_ingest.operators.work import DruidWorkOperator
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -31,7 +28,7 @@ def msq_pool_slots(query_context: Any) -> int:
     return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else 2
 
 
-class DruidMsqIngestOperator(DruidIngestOperator):
+class DruidMsqIngestOperator(DruidWorkOperator):
     """Ingest with one MSQ statement per run and finish only when the new data is queryable.
 
     :param sql: the statement, a Jinja template rendered by the core (not by Airflow) with ``interval_start``
@@ -49,16 +46,17 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         input FAILS (InsertCannotBeEmpty) and the interval keeps its data; with True Druid replaces the interval
         with tombstones (the day becomes empty) and the task succeeds
 
-    Everything else as :class:`DruidIngestOperator` (``intervals``, ``idempotency_key``, ``wait_for_handoff``,
-    ``on_never``, timeouts, ``shutdown_on_kill``, ``deferrable``, ...). The handoff gate is
-    the package's (the controller's published version, read from the metadata store), not MSQ's own
-    ``waitUntilSegmentsLoad``, which would hold two task slots while waiting.
+    Everything else as :class:`~airflow_provider_druid_ingest.operators.work.DruidWorkOperator` (``intervals``,
+    ``idempotency_key``, ``wait_for_handoff``, ``on_never``, timeouts, ``shutdown_on_kill``, ``deferrable``, ...).
+    The handoff gate is the package's (the controller's published version, read from the metadata store), not
+    MSQ's own ``waitUntilSegmentsLoad``, which would hold two task slots while waiting.
     """
 
     template_fields: Sequence[str] = ("sql", "datasource", "intervals", "idempotency_key", "query_context",
                                       "variables")
     template_ext: Sequence[str] = ()
     template_fields_renderers = {"sql": "sql", "query_context": "json"}
+    plan_noun = "MSQ statement"
 
     def __init__(
         self,
@@ -67,15 +65,10 @@ class DruidMsqIngestOperator(DruidIngestOperator):
         query_context: dict[str, Any] | None = None,
         variables: dict[str, Any] | None = None,
         allow_overwrite_all: bool = False,
-        datasource: str | None = None,
         pool_slots: int | None = None,
-        outlets: Any = None,
         **kwargs: Any,
     ) -> None:
-        if outlets is None:
-            outlets = self._default_outlets({**kwargs, "datasource": datasource})
-        super().__init__(spec={}, datasource=datasource, outlets=outlets,
-                         pool_slots=pool_slots or msq_pool_slots(query_context), **kwargs)
+        super().__init__(pool_slots=pool_slots or msq_pool_slots(query_context), **kwargs)
         self.sql = sql
         self.query_context = dict(query_context or {})
         self.variables = dict(variables or {})
@@ -84,11 +77,6 @@ class DruidMsqIngestOperator(DruidIngestOperator):
     @classmethod
     def _default_pool_slots(cls, kwargs: dict[str, Any]) -> int:
         return msq_pool_slots(kwargs.get("query_context"))
-
-    @classmethod
-    def _default_outlets(cls, kwargs: dict[str, Any]) -> list[Any]:
-        conn_id = kwargs.get("druid_conn_id") or DruidHook.default_conn_name
-        return default_outlets(None, kwargs.get("datasource"), conn_id)
 
     def render_template(
         self, content: Any, context: Context, jinja_env: Any = None, seen_oids: set[int] | None = None
@@ -99,30 +87,23 @@ class DruidMsqIngestOperator(DruidIngestOperator):
             return content
         return super().render_template(content, context, jinja_env, seen_oids)
 
-    def plan(self, context: Context, *, log_warnings: bool = True) -> MsqPlan:  # type: ignore[override]
-        """The run's MSQ plan: rendered and checked, no HTTP. A bad statement fails without retries
-        (``log_warnings=False``: a resumed task re-plans only to know its lineage)."""
+    def build_plan(self, context: Context) -> MsqPlan:
         from druid_ingest.planning import build_msq_plan
 
-        try:
-            plan = build_msq_plan(
-                self.sql,
-                intervals=as_list(self.intervals) or run_intervals(context) or [],
-                datasource=self.datasource or None,
-                context=self.query_context,
-                variables=self.variables,
-                idempotency_key=self.idempotency_key or None,
-                allow_overwrite_all=self.allow_overwrite_all,
-                allow_empty=self.allow_empty,
-            )
-        except SpecValidationError as exc:
-            from airflow_provider_druid_ingest.common.results import raise_for
+        return build_msq_plan(
+            self.sql,
+            intervals=as_list(self.intervals) or run_intervals(context) or [],
+            datasource=self.datasource or None,
+            context=self.query_context,
+            variables=self.variables,
+            idempotency_key=self.idempotency_key or None,
+            allow_overwrite_all=self.allow_overwrite_all,
+            allow_empty=self.allow_empty,
+        )
 
-            raise_for(exc, str(exc).replace("invalid Druid ingestion spec", "invalid MSQ statement", 1))
+    def plan(self, context: Context, *, log_warnings: bool = True) -> MsqPlan:
+        """The run's MSQ plan (``DruidPlanOperator.plan``), and the rendered statement in the task log."""
+        plan = cast("MsqPlan", super().plan(context, log_warnings=log_warnings))  # build_plan's
         if log_warnings:
-            for warning in plan.warnings:
-                self.log.warning("MSQ statement warning: %s", warning)
-            if note := no_interval_warning(context, self.intervals):
-                self.log.warning("%s", note)
             self.log.info("MSQ statement for %s:\n%s", ", ".join(plan.intervals), plan.sql)
         return plan
