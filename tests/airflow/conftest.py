@@ -84,3 +84,11 @@ def context():
 
     start = pendulum.datetime(2026, 7, 16, tz="UTC")
     return {"ti": FakeTI(), "data_interval_start": start, "data_interval_end": start.add(days=1)}
+
+
+@pytest.fixture
+def ctx(context):
+    """The test context plus the real accessor Airflow hands a task for its outlet events."""
+    from airflow.sdk.execution_time.context import OutletEventAccessors
+
+    return {**context, "outlet_events": OutletEventAccessors()}

@@ -25,12 +25,6 @@ from .helpers import DAY, FAST, run_trigger, spec
 URI = "druid://druid_cluster_default/wiki"
 
 
-@pytest.fixture
-def ctx(context):
-    """The test context plus the real accessor Airflow hands a task for its outlet events."""
-    return {**context, "outlet_events": OutletEventAccessors()}
-
-
 def extra_of(ctx, uri: str = URI) -> dict:
     return dict(ctx["outlet_events"][Asset(uri)].extra)
 

@@ -8,13 +8,14 @@ The Asset run is the one ``test_assets.py`` proves (session fixture ``asset_pipe
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from urllib.parse import quote, urlsplit
 
 import pytest
 import requests
 from selenium.webdriver.common.action_chains import ActionChains
+
+from tests.net import free_port
 
 from .assets_flow import CONSUMER, PRODUCER, URI
 from .browser import Browser, label_xpath, xpath_literal
@@ -24,13 +25,6 @@ RELABELS = ("Router / Overlord URL", "Username", "Password", "Port", "Scheme (ht
 EXTRA_LABELS = ("Use HTTPS", "Overlord URL", "Coordinator URL", "Broker URL", "Web console URL",
                 "Verify TLS certificates", "CA bundle path", "Connect timeout (s)", "Read timeout (s)", "Trusted hosts")
 OK, BAD = "asset_ui_ok", "asset_ui_bad_port"
-
-
-def free_port() -> int:
-    """A port nothing listens on (bound, then released): the "wrong port" of a connection."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

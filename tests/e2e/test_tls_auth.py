@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-import socket
 import time
 import traceback
 from collections.abc import Iterator
@@ -27,6 +26,8 @@ from druid_ingest.wire._errors import (
     DruidTLSError,
 )
 from druid_ingest.wire._retry import RetryPolicy
+
+from tests.net import free_port
 
 from . import nginx_harness
 from .test_real_druid import POLL, build, wait_sql
@@ -54,12 +55,6 @@ def config(nginx: nginx_harness.Nginx, who: str | None = "admin", **kw: Any) -> 
 
 def hostport(url: str) -> str:
     return url.split("://", 1)[1].split("/", 1)[0]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def run_async(cfg: ClusterConfig, method: str, *args: Any, retry: RetryPolicy = RETRY) -> Any:

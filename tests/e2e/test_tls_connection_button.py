@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.net import free_port
 
 from . import nginx_harness
 
@@ -25,12 +26,6 @@ import json, sys
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 print(json.dumps({name: DruidHook(name).test_connection() for name in sys.argv[1:]}))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def conn(host: str, user: tuple[str, str] | None, **extra: Any) -> str:

@@ -7,7 +7,6 @@ import pendulum
 import pytest
 from airflow.sdk import DAG, Asset, task
 from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
-from airflow.sdk.execution_time.context import OutletEventAccessors
 
 from airflow_provider_druid_ingest.decorators.ingest import CARRIED, druid_ingest_task, druid_msq_task
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
@@ -25,11 +24,6 @@ def decorated(fn, *args, decorator=druid_ingest_task, **kw):
         kw.setdefault("task_id", "deco")
         fn = decorator(**FAST, **kw)(fn)
         return fn(*args).operator
-
-
-@pytest.fixture
-def ctx(context):
-    return {**context, "outlet_events": OutletEventAccessors()}
 
 
 def test_the_decorators_are_airflows_task_attributes():

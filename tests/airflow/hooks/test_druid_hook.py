@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from airflow.sdk import Connection
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook, config_from_connection
+from tests.net import free_port
 
 from ..conftest import PASSWORD, conn_json
 
@@ -15,9 +14,7 @@ from ..conftest import PASSWORD, conn_json
 def test_connection_passes_against_the_fake_and_fails_clearly_on_a_closed_port(druid_conn, monkeypatch):
     ok, message = DruidHook().test_connection()
     assert ok, message
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(f"http://127.0.0.1:{port}"))
     ok, message = DruidHook().test_connection()
     assert not ok

@@ -28,11 +28,6 @@ from ..helpers import FAST, posts, run_trigger, shutdowns, spec
 URI = "druid://druid_cluster_default/wiki"
 
 
-@pytest.fixture
-def ctx(context):
-    return {**context, "outlet_events": OutletEventAccessors()}
-
-
 def _loaded_event(ctx: dict[str, Any]) -> dict[str, Any]:
     """The event of a real deferred ingestion against the fake (its gate: ``loaded``)."""
     with pytest.raises(TaskDeferred) as deferred:

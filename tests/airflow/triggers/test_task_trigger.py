@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 
 import pytest
@@ -11,6 +10,7 @@ from druid_ingest.testing import TaskPlan
 
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+from tests.net import free_port
 
 from ..conftest import PASSWORD, conn_json
 from ..helpers import FAST, first_event, import_string, posts, shutdowns, submit
@@ -93,9 +93,7 @@ async def test_error_event_on_fatal_401(fake, monkeypatch):
 
 
 async def test_error_event_on_unreachable_port(monkeypatch):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(f"http://127.0.0.1:{port}"))
     # a refused connection is an outage the wait rides out until its deadline (issue 27), not the end of it
     trigger = DruidTaskTrigger(druid_task_id="ingest_wiki_x", retry={"max_attempts": 1},

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import socket
 import ssl
 from pathlib import Path
 
@@ -18,6 +17,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from druid_ingest.testing import FakeDruid, Fault
 from druid_ingest.wire._errors import DruidConnectionError, DruidProxyError, DruidTLSError, DruidUsageError
 from druid_ingest.wire._retry import RetryPolicy
+
+from tests.net import free_port
 
 FAST = RetryPolicy(max_attempts=1, deadline=5)
 
@@ -78,12 +79,9 @@ def test_without_a_client_certificate_the_error_names_client_cert(mtls_druid: Fa
 
 
 def test_an_unreachable_proxy_names_the_proxy_field(make_client) -> None:
-    with socket.socket() as probe:  # a port nothing listens on: bound, never listening
-        probe.bind(("127.0.0.1", 0))
-        unused_port = probe.getsockname()[1]
-        client = make_client("http://127.0.0.1:9", retry=FAST, proxy=f"http://127.0.0.1:{unused_port}")
-        with pytest.raises(DruidConnectionError, match=r"could not reach the proxy .*proxy extra"):
-            client.is_leader()
+    client = make_client("http://127.0.0.1:9", retry=FAST, proxy=f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(DruidConnectionError, match=r"could not reach the proxy .*proxy extra"):
+        client.is_leader()
 
 
 @pytest.fixture(scope="module")
