@@ -8,7 +8,7 @@ import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.ops._outcomes import TaskOutcome
-from druid_ingest.ops._queries import merge_status
+from druid_ingest.ops._shared_reads import merge_status
 from druid_ingest.wire._http import Response
 
 from .gen import lists, seeded, tuples

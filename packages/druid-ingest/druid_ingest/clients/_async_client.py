@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from druid_ingest.clients._facade import AsyncMode
+from druid_ingest.clients._endpoint_calls import AsyncMode
+from druid_ingest.clients._facade import ClientFacade
 from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
-from druid_ingest.clients._submit_ingest import ClientFacade
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     ClusterConfig,

@@ -1,208 +1,296 @@
-"""The one client surface, shared by :class:`DruidClient` and :class:`AsyncDruidClient`.
+"""``ClientFacade``, the whole client surface: ``EndpointCalls`` plus the multi-step half, submit (the plan-driven
+ensure) and ingest, the handoff target, the waits.
 
-Every method builds an operation (a generator from ``endpoints``/``operations``/``waits``) and hands it to
-``self._run``: the sync client runs it to a value, the async client returns an awaitable of that value. So both
-clients have exactly the same methods, arguments and results by construction. The ``@overload`` pairs only
-tell the type checker which, from the client's ``Mode`` parameter: ``DruidClient.status("x")`` is a
-``TaskStatus``, ``AsyncDruidClient.status("x")`` an ``Awaitable[TaskStatus]``. Single-endpoint calls live here; waits
-and the plan-driven calls in
-``_submit_ingest.py``.
+Same construction as ``_endpoint_calls.py``: one implementation per method, handed to ``self._run``; the overloads only
+give each client its exact type. Waits come in two forms over the same operation (``druid_ingest.ops``): ``watch_*``
+returns the typed outcome (what triggers serialize), ``wait_for_*`` settles it into the value or raises.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar, overload
+from collections.abc import Awaitable
+from dataclasses import replace
+from typing import Any, overload
 
-from druid_ingest.api import ClusterCapacity, ReportSummary, SqlResult, TaskStatus
-from druid_ingest.api import _sql_endpoints as sql_ep
-from druid_ingest.api import endpoints as ep
-from druid_ingest.ops import WaitMemory
+from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
+from druid_ingest.clients._endpoint_calls import AsyncMode, EndpointCalls, Mode, SyncMode
+from druid_ingest.ops import (
+    DEFAULT_HANDOFF_TIMEOUT,
+    DEFAULT_TASK_TIMEOUT,
+    AfterFailedPublish,
+    HandoffOutcome,
+    IngestionOutcome,
+    IngestResult,
+    SubmitOutcome,
+    TaskOutcome,
+    WaitMemory,
+    check_after_failed_publish,
+    check_on_never,
+)
 from druid_ingest.ops import _operations as ops
-from druid_ingest.wire import ClusterConfig, Operation, ProgressSink, RetryPolicy, call
+from druid_ingest.ops import _waits as waits
+from druid_ingest.ops import ingest as ingest_op
+from druid_ingest.ops.gate import steps as gate
+from druid_ingest.planning import Plan, base_task_id, build_plan
+from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 
-__all__ = ["AsyncMode", "ClientBase", "EndpointCalls", "SyncMode"]
+__all__ = ["ClientFacade", "as_plan"]
 
-
-class SyncMode:
-    """Type marker: the client runs each operation to its value (``DruidClient``)."""
-
-
-class AsyncMode:
-    """Type marker: the client returns an awaitable of each operation's value (``AsyncDruidClient``)."""
+SpecOrPlan = dict[str, Any] | Plan
 
 
-Mode = TypeVar("Mode", SyncMode, AsyncMode)
+def as_plan(
+    spec: SpecOrPlan,
+    *,
+    datasource: str | None = None,
+    intervals: list[str] | None = None,
+    idempotency_key: str | None = None,
+    id_prefix: str = "ingest",
+) -> Plan:
+    """A plan (any kind of work) as is, or a native one built from a spec dict (validated once, here).
+
+    For a spec dict, ``datasource``/``intervals`` only shape the readable task id (as they always have; intervals
+    are read as instants, so any spelling of the spec's own gives the plan's id); they are not injected into the
+    spec. Use
+    :func:`~.plan.build_plan` to inject per-run values.
+    """
+    if not isinstance(spec, dict):
+        if datasource or intervals or idempotency_key:
+            raise ValueError("datasource/intervals/idempotency_key belong to build_plan() when passing a plan")
+        return spec
+    plan = build_plan(spec, idempotency_key=idempotency_key, id_prefix=id_prefix)
+    if (datasource or plan.datasource) == plan.datasource and (intervals or list(plan.intervals)) == list(
+        plan.intervals
+    ):
+        return plan
+    base = base_task_id(plan.spec, datasource or plan.datasource, intervals or list(plan.intervals),
+                        idempotency_key or None, id_prefix)
+    return replace(plan, base_task_id=base)
 
 
-class ClientBase(Generic[Mode]):
-    """Config, retry policy and the ``_run`` hook both clients implement. ``Mode`` only exists for the type
-    checker: it picks the overload of each method (value or awaitable)."""
-
-    def __init__(
-        self, config: ClusterConfig, retry: RetryPolicy | None = None, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.config = config
-        self.retry = retry or RetryPolicy()
-        #: what "now" is for the waits' deadlines and schedules (epoch seconds; injectable for simulations)
-        self.clock = clock
-        #: what this client's waits learn and reuse (passed into each wait); the process-wide caches by default,
-        #: replace it with ``WaitMemory(url)`` to learn alone
-        self.wait_memory = WaitMemory.shared(config.base_url("overlord"))
-
-    def __repr__(self) -> str:  # never shows credentials: ClusterConfig masks its Secret
-        return f"{type(self).__name__}({self.config.url or self.config.overlord_url!r})"
-
-    def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:  # pragma: no cover
-        raise NotImplementedError
+def _settled_task(op: Operation[TaskOutcome]) -> Operation[TaskStatus]:
+    """The terminal status (SUCCESS or FAILED); a timeout raises DruidWaitTimeoutError."""
+    outcome = yield from op
+    if outcome.status is None or outcome.kind in ("timeout", "error"):
+        raise outcome.error()
+    return outcome.status
 
 
-class EndpointCalls(ClientBase[Mode]):
-    """One Druid endpoint each (``endpoints.py`` builds the request and parses the answer)."""
+def _settled_handoff(op: Operation[HandoffOutcome], on_never: str, allow_empty: bool) -> Operation[HandoffResult]:
+    outcome = yield from op
+    return outcome.settle(on_never, allow_empty)
 
-    @overload
-    def submit(self: EndpointCalls[SyncMode], spec: dict[str, Any]) -> str: ...
-    @overload
-    def submit(self: EndpointCalls[AsyncMode], spec: dict[str, Any]) -> Awaitable[str]: ...
-    def submit(self, spec: dict[str, Any]) -> Any:
-        """POST the spec as is (no ensure logic). Returns the task id Druid accepted."""
-        return self._run(call(ep.submit(spec), ep.parse_submit))
 
-    @overload
-    def status(self: EndpointCalls[SyncMode], task_id: str) -> TaskStatus: ...
-    @overload
-    def status(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[TaskStatus]: ...
-    def status(self, task_id: str) -> Any:
-        """TaskStatus; raises UnknownTaskError for an unknown id."""
-        return self._run(call(ep.status(task_id), ep.parse_status))
-
-    @overload
-    def status_or_none(self: EndpointCalls[SyncMode], task_id: str) -> TaskStatus | None: ...
-    @overload
-    def status_or_none(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[TaskStatus | None]: ...
-    def status_or_none(self, task_id: str) -> Any:
-        return self._run(ops.status_or_none(task_id))
+class ClientFacade(EndpointCalls[Mode]):
+    """Druid ingestion calls. In the async client every method returns an awaitable of the same result."""
 
     @overload
-    def observe_task(self: EndpointCalls[SyncMode], task_id: str, ceiling: str | None = None) -> TaskStatus: ...
+    def ensure_submitted(
+        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
+        intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
+        max_attempts: int = 20, allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> SubmitOutcome: ...
     @overload
-    def observe_task(
-        self: EndpointCalls[AsyncMode], task_id: str, ceiling: str | None = None
+    def ensure_submitted(
+        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, datasource: str | None = None,
+        intervals: list[str] | None = None, idempotency_key: str | None = None, id_prefix: str = "ingest",
+        max_attempts: int = 20, allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> Awaitable[SubmitOutcome]: ...
+    def ensure_submitted(
+        self, spec: SpecOrPlan, *, datasource: str | None = None, intervals: list[str] | None = None,
+        idempotency_key: str | None = None, id_prefix: str = "ingest", max_attempts: int = 20,
+        allow_empty: bool = False, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> Any:
+        """SubmitOutcome: adopt a live or succeeded task with this work's id, or submit the next attempt.
+
+        Takes a :class:`~druid_ingest.planning.Plan` (native, MSQ), or a spec dict that is planned here
+        (validated first: a malformed spec raises SpecValidationError before any HTTP call). A new submit of a
+        native ``dropExisting`` replace first probes its input through the sampler: no row of the intervals
+        raises DruidEmptyInputError, a sampler that cannot be asked DruidInputProbeRefusedError or
+        DruidInputProbeError, nothing submitted either way. ``allow_empty=True``: no probe.
+        After a FAILED attempt of an append that may have published, DruidMayHavePublishedError and nothing
+        submitted, unless ``after_failed_publish="resubmit"`` (druid-contract §attempts).
+        """
+        rule = check_after_failed_publish(after_failed_publish)
+        plan = as_plan(spec, datasource=datasource, intervals=intervals, idempotency_key=idempotency_key,
+                       id_prefix=id_prefix)
+        return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty,
+                                              after_failed_publish=rule))
+
+    @overload
+    def ingest(
+        self: ClientFacade[SyncMode], spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+        on_never: str = "fail", allow_empty: bool = False, idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> IngestResult: ...
+    @overload
+    def ingest(
+        self: ClientFacade[AsyncMode], spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+        on_never: str = "fail", allow_empty: bool = False, idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> Awaitable[IngestResult]: ...
+    def ingest(
+        self, spec: SpecOrPlan, *, task_timeout: float = DEFAULT_TASK_TIMEOUT,
+        handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT,
+        schedule: PollSchedule | None = None, on_never: str = "fail", allow_empty: bool = False,
+        idempotency_key: str | None = None,
+        on_progress: ProgressSink | None = None, after_failed_publish: AfterFailedPublish = "fail",
+    ) -> Any:
+        """IngestResult: submit or adopt, wait for the task, then until its data is queryable.
+
+        Raises DruidTaskFailedError when the task FAILED (its message holds the full errorMsg, row stats and first
+        unparseable events), HandoffNeverError, DruidEmptyIngestionError (nothing published, unless ``allow_empty``;
+        its subclass DruidEmptyInputError before any submit when a dropExisting replace's input is empty),
+        DruidWaitTimeoutError, DruidMayHavePublishedError (see ``ensure_submitted``). ``handoff_timeout=None`` stops
+        at SUCCESS.
+        """
+        rule = check_after_failed_publish(after_failed_publish)
+        plan = as_plan(spec, idempotency_key=idempotency_key)
+        op = ingest_op(plan, task_timeout=task_timeout, handoff_timeout=handoff_timeout, schedule=schedule,
+                       on_never=on_never, allow_empty=allow_empty, clock=self.clock, memory=self._memory(True),
+                       after_failed_publish=rule)
+        return self._run(op, on_progress)
+
+    @overload
+    def handoff_target(
+        self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> HandoffTarget: ...
+    @overload
+    def handoff_target(
+        self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> Awaitable[HandoffTarget]: ...
+    def handoff_target(
+        self, task_id: str, datasource: str, intervals: list[str], append: bool = False,
+        version_ceiling: str | None = None,
+    ) -> Any:
+        """HandoffTarget for a SUCCESS task (reads its status and report once).
+
+        Pass the ``version_ceiling`` of the status ``wait_for_task`` returned: it tells this task's segment
+        version from a later replace's. Raises DruidUsageError when ``datasource`` is not the task's own.
+        """
+        return self._run(gate.handoff_target(task_id, datasource, intervals, append, version_ceiling))
+
+    @overload
+    def check_handoff(self: ClientFacade[SyncMode], target: HandoffTarget) -> HandoffResult: ...
+    @overload
+    def check_handoff(self: ClientFacade[AsyncMode], target: HandoffTarget) -> Awaitable[HandoffResult]: ...
+    def check_handoff(self, target: HandoffTarget) -> Any:
+        """HandoffResult of one look at metadata, the served inventory and the Broker."""
+        return self._run(gate.check_handoff(target))
+
+    @overload
+    def watch_task(
+        self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> TaskOutcome: ...
+    @overload
+    def watch_task(
+        self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> Awaitable[TaskOutcome]: ...
+    def watch_task(
+        self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, report_every: float = waits.DEFAULT_REPORT_EVERY,
+        ceiling: str | None = None, predict: bool = True,
+    ) -> Any:
+        """TaskOutcome (success, failed or timeout) after at most ``timeout`` seconds (0: one look); progress
+        to ``on_progress``. ``ceiling``: a lock ceiling an earlier look already found. ``predict``: plan the polls
+        from the datasource's recent task durations (``schedule.py``); False keeps to ``schedule``."""
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, report_every, ceiling,
+                              self._memory(predict))
+        return self._run(op, on_progress)
+
+    @overload
+    def wait_for_task(
+        self: ClientFacade[SyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> TaskStatus: ...
+    @overload
+    def wait_for_task(
+        self: ClientFacade[AsyncMode], task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Awaitable[TaskStatus]: ...
-    def observe_task(self, task_id: str, ceiling: str | None = None) -> Any:
-        """TaskStatus, with ``version_ceiling`` filled the first time the task is seen holding its lock."""
-        return self._run(ops.observe_task(task_id, ceiling))
-
-    @overload
-    def bulk_status(self: EndpointCalls[SyncMode], task_ids: list[str]) -> dict[str, TaskStatus]: ...
-    @overload
-    def bulk_status(self: EndpointCalls[AsyncMode], task_ids: list[str]) -> Awaitable[dict[str, TaskStatus]]: ...
-    def bulk_status(self, task_ids: list[str]) -> Any:
-        """{id: TaskStatus} in one call when permitted; unknown ids are absent."""
-        return self._run(ops.bulk_status(task_ids))
-
-    @overload
-    def state_write_permitted(self: EndpointCalls[SyncMode]) -> bool: ...
-    @overload
-    def state_write_permitted(self: EndpointCalls[AsyncMode]) -> Awaitable[bool]: ...
-    def state_write_permitted(self) -> Any:
-        """Whether the login has STATE WRITE (bulk status, active locks): one bulk status read of an id no task
-        has. False means the waits read status per task; submitting needs DATASOURCE WRITE, checked on submit."""
-        return self._run(call(ep.bulk_status([ep.PROBE_TASK_ID]), ep.parse_permitted))
-
-    @overload
-    def report(self: EndpointCalls[SyncMode], task_id: str) -> dict[str, Any] | None: ...
-    @overload
-    def report(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[dict[str, Any] | None]: ...
-    def report(self, task_id: str) -> Any:
-        """The raw ``/reports`` JSON, or None when Druid has none (yet)."""
-        return self._run(call(ep.reports(task_id), ep.parse_reports))
-
-    @overload
-    def report_summary(self: EndpointCalls[SyncMode], task_id: str) -> ReportSummary | None: ...
-    @overload
-    def report_summary(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[ReportSummary | None]: ...
-    def report_summary(self, task_id: str) -> Any:
-        """ReportSummary of ``/reports``, or None when there is none or it cannot be read."""
-        return self._run(ops.report_summary(task_id))
-
-    @overload
-    def shutdown(self: EndpointCalls[SyncMode], task_id: str) -> None: ...
-    @overload
-    def shutdown(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[None]: ...
-    def shutdown(self, task_id: str) -> Any:
-        return self._run(call(ep.shutdown(task_id), ep.parse_shutdown))
-
-    @overload
-    def task_payload(self: EndpointCalls[SyncMode], task_id: str) -> dict[str, Any]: ...
-    @overload
-    def task_payload(self: EndpointCalls[AsyncMode], task_id: str) -> Awaitable[dict[str, Any]]: ...
-    def task_payload(self, task_id: str) -> Any:
-        return self._run(call(ep.task_payload(task_id), ep.parse_task_payload))
-
-    @overload
-    def capacity(self: EndpointCalls[SyncMode]) -> ClusterCapacity: ...
-    @overload
-    def capacity(self: EndpointCalls[AsyncMode]) -> Awaitable[ClusterCapacity]: ...
-    def capacity(self) -> Any:
-        """ClusterCapacity from ``/workers``: slots per worker and in use."""
-        return self._run(call(ep.workers(), ep.parse_workers))
-
-    @overload
-    def completed_tasks(
-        self: EndpointCalls[SyncMode], datasource: str | None = None, limit: int | None = 100,
-        task_type: str | None = None,
-    ) -> list[TaskStatus]: ...
-    @overload
-    def completed_tasks(
-        self: EndpointCalls[AsyncMode], datasource: str | None = None, limit: int | None = 100,
-        task_type: str | None = None,
-    ) -> Awaitable[list[TaskStatus]]: ...
-    def completed_tasks(
-        self, datasource: str | None = None, limit: int | None = 100, task_type: str | None = None
+    def wait_for_task(
+        self, task_id: str, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Any:
-        """Recent completed tasks (newest first), optionally of one ``task_type``, e.g. to learn p95 durations."""
-        return self._run(call(ep.tasks("complete", datasource, limit, task_type), ep.parse_tasks))
+        """TaskStatus once SUCCESS or FAILED (``version_ceiling`` set when its lock was seen);
+        DruidWaitTimeoutError after ``timeout`` seconds."""
+        op = waits.watch_task(task_id, self.clock() + timeout, schedule, self.clock, memory=self._memory(predict))
+        return self._run(_settled_task(op), on_progress)
 
     @overload
-    def is_leader(self: EndpointCalls[SyncMode]) -> bool: ...
+    def watch_handoff(
+        self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> HandoffOutcome: ...
     @overload
-    def is_leader(self: EndpointCalls[AsyncMode]) -> Awaitable[bool]: ...
-    def is_leader(self) -> Any:
-        return self._run(call(ep.is_leader(), ep.parse_is_leader))
-
-    @overload
-    def health(self: EndpointCalls[SyncMode], service: ep.HealthService = "overlord") -> bool: ...
-    @overload
-    def health(self: EndpointCalls[AsyncMode], service: ep.HealthService = "overlord") -> Awaitable[bool]: ...
-    def health(self, service: ep.HealthService = "overlord") -> Any:
-        return self._run(call(ep.health(service), ep.parse_health))
-
-    @overload
-    def sql(
-        self: EndpointCalls[SyncMode], query: str, parameters: list[dict[str, Any]] | None = None
-    ) -> list[dict[str, Any]]: ...
-    @overload
-    def sql(
-        self: EndpointCalls[AsyncMode], query: str, parameters: list[dict[str, Any]] | None = None
-    ) -> Awaitable[list[dict[str, Any]]]: ...
-    def sql(self, query: str, parameters: list[dict[str, Any]] | None = None) -> Any:
-        """Druid SQL on the Broker; rows as dicts."""
-        return self._run(call(ep.sql(query, parameters), ep.parse_sql))
-
-    @overload
-    def sql_table(
-        self: EndpointCalls[SyncMode], query: str, parameters: list[dict[str, Any]] | None = None,
-        context: dict[str, Any] | None = None,
-    ) -> SqlResult: ...
-    @overload
-    def sql_table(
-        self: EndpointCalls[AsyncMode], query: str, parameters: list[dict[str, Any]] | None = None,
-        context: dict[str, Any] | None = None,
-    ) -> Awaitable[SqlResult]: ...
-    def sql_table(
-        self, query: str, parameters: list[dict[str, Any]] | None = None, context: dict[str, Any] | None = None
+    def watch_handoff(
+        self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Awaitable[HandoffOutcome]: ...
+    def watch_handoff(
+        self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Any:
-        """Druid SQL on the Broker with the query ``context``; rows as lists with column names and types."""
-        return self._run(call(sql_ep.sql_query(query, parameters, context), sql_ep.parse_sql_result))
+        """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds."""
+        return self._run(waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock), on_progress)
+
+    @overload
+    def wait_for_handoff(
+        self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> HandoffResult: ...
+    @overload
+    def wait_for_handoff(
+        self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> Awaitable[HandoffResult]: ...
+    def wait_for_handoff(
+        self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, on_never: str = "fail",
+        allow_empty: bool = True,
+    ) -> Any:
+        """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``).
+
+        Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``;
+        with ``allow_empty=False``, DruidEmptyIngestionError when the task published nothing.
+        """
+        check_on_never(on_never)
+        op = waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock)
+        return self._run(_settled_handoff(op, on_never, allow_empty), on_progress)
+
+    @overload
+    def watch_ingestion(
+        self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
+        task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> IngestionOutcome: ...
+    @overload
+    def watch_ingestion(
+        self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
+        task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
+    ) -> Awaitable[IngestionOutcome]: ...
+    def watch_ingestion(
+        self, task_id: str, datasource: str, intervals: list[str], append: bool, *, task_deadline: float,
+        handoff_timeout: float | None, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        predict: bool = True,
+    ) -> Any:
+        """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
+        ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
+        op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
+                                   self.clock, memory=self._memory(predict))
+        return self._run(op, on_progress)
+
+    def _memory(self, predict: bool) -> WaitMemory | None:
+        """This client's wait memory (durations, handoff delays), or None to keep the fixed schedule."""
+        return self.wait_memory if predict else None

@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 import requests
 
-from druid_ingest.clients._facade import SyncMode
-from druid_ingest.clients._submit_ingest import ClientFacade
+from druid_ingest.clients._endpoint_calls import SyncMode
+from druid_ingest.clients._facade import ClientFacade
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     USER_AGENT,

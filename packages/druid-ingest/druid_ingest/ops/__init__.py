@@ -19,11 +19,18 @@ if TYPE_CHECKING:
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
     from ._options import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, OnNever, check_on_never
-    from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, TaskOutcome
+    from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
     from ._progress import ProgressItem, ProgressLines, describe_progress
-    from ._queries import ServedQuery, StatusQuery, TaskQuery, ceiling_from_locks, direct, holds_lock, listed_ceiling
-    from ._results import IngestResult, SubmitOutcome
-    from ._step_rules import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
+    from ._shared_reads import (
+        ServedQuery,
+        StatusQuery,
+        TaskQuery,
+        ceiling_from_locks,
+        direct,
+        holds_lock,
+        listed_ceiling,
+    )
+    from ._step_lines import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
 
 #: where each public name lives
@@ -34,36 +41,36 @@ _WHERE = {
     "ProgressItem": "_progress",
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
-    "IngestResult": "_results",
+    "IngestResult": "_outcomes",
     "PROBE_READ_OK": "_input_probe",
-    "SubmitOutcome": "_results",
+    "SubmitOutcome": "_outcomes",
     "HandoffOutcome": "_outcomes",
     "HandoffVerdict": "_outcomes",
     "IngestionOutcome": "_outcomes",
     "DEFAULT_HANDOFF_TIMEOUT": "_options",
     "DEFAULT_TASK_TIMEOUT": "_options",
     "OnNever": "_options",
-    "ServedQuery": "_queries",
-    "StatusQuery": "_queries",
-    "TaskQuery": "_queries",
-    "ceiling_from_locks": "_queries",
-    "holds_lock": "_queries",
-    "listed_ceiling": "_queries",
+    "ServedQuery": "_shared_reads",
+    "StatusQuery": "_shared_reads",
+    "TaskQuery": "_shared_reads",
+    "ceiling_from_locks": "_shared_reads",
+    "holds_lock": "_shared_reads",
+    "listed_ceiling": "_shared_reads",
     "TaskOutcome": "_outcomes",
     "TaskProgress": "_waits",
     "check_on_never": "_options",
-    "direct": "_queries",
+    "direct": "_shared_reads",
     "ingest": "_ingest",
     "ingestion_durations": "_history",
     "WaitMemory": "_history",
     "percentile": "_history",
     "task_history": "_history",
     "pool_size": "_capacity",
-    "SHUTDOWN_RETRY": "_step_rules",
-    "StepLine": "_step_rules",
-    "capacity_verdict": "_step_rules",
-    "shutdown_task": "_step_rules",
-    "submit_lines": "_step_rules",
+    "SHUTDOWN_RETRY": "_step_lines",
+    "StepLine": "_step_lines",
+    "capacity_verdict": "_step_lines",
+    "shutdown_task": "_step_lines",
+    "submit_lines": "_step_lines",
     "slots_finding": "_capacity",
 }
 

@@ -8,7 +8,7 @@ from druid_ingest.ops._evidence import AfterFailedPublish
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
-from druid_ingest.ops._results import IngestResult
+from druid_ingest.ops._outcomes import IngestResult
 from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
 from druid_ingest.planning import Plan
 from druid_ingest.wire import Operation, PollSchedule

@@ -28,7 +28,7 @@ from druid_ingest.ops._input_probe import (
     probe_request,
     wants_probe,
 )
-from druid_ingest.ops._results import SubmitOutcome
+from druid_ingest.ops._outcomes import SubmitOutcome
 from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.planning import Plan, attempt_id
 from druid_ingest.wire import (

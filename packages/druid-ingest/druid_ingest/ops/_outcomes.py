@@ -8,10 +8,11 @@ serialize the outcome as primitives and rebuild it on the other side with ``from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from druid_ingest.api import HandoffResult, ReportSummary, TaskStatus, bounded, task_failed_error
+from druid_ingest.ops._input_probe import PROBE_READ_OK
 from druid_ingest.ops._options import OnNever, check_on_never
 from druid_ingest.wire import (
     DruidEmptyIngestionError,
@@ -30,8 +31,10 @@ __all__ = [
     "TASK_KINDS",
     "HandoffOutcome",
     "HandoffVerdict",
+    "IngestResult",
     "IngestionOutcome",
     "OnNever",
+    "SubmitOutcome",
     "TaskOutcome",
     "check_on_never",
 ]
@@ -295,3 +298,46 @@ class IngestionOutcome:
             raise ValueError(f"not an ingestion outcome: {data!r}")
         handoff = data.get("handoff")
         return cls(TaskOutcome.from_dict(data["task"]), HandoffOutcome.from_dict(handoff) if handoff else None)
+
+
+# ---- what an operation did (the submit or adoption, the one-call ingestion) ------------------------------
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """What ``ensure_submitted`` did: ``action`` is ``submitted`` (a POST created it) or ``adopted``.
+
+    ``input_probe``: the one line the pre-submit input probe left (``input probe: ...`` or ``input probe
+    skipped: <why>``), None when none ran (adopted, append, allow_empty, MSQ). ``previous_attempt``: why the
+    attempt after a FAILED one was submitted (``_evidence.next_attempt_line``), None for attempt 0 or an adoption.
+    """
+
+    task_id: str
+    action: str
+    attempt: int
+    state: str
+    base_id: str
+    input_probe: str | None = None
+    previous_attempt: str | None = None
+
+    @property
+    def input_probe_warns(self) -> bool:
+        """Whether the probe's line deserves a warning: it was skipped, or it read rows and indexed none."""
+        return self.input_probe is not None and not self.input_probe.startswith(PROBE_READ_OK)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What the one-call ingestion did: the submit (or adoption), the terminal status, the final report,
+    and the handoff verdict (None when the caller did not wait for handoff)."""
+
+    submit: SubmitOutcome
+    status: TaskStatus
+    report: ReportSummary | None
+    handoff: HandoffResult | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

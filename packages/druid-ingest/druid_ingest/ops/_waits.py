@@ -17,8 +17,8 @@ from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
-from druid_ingest.ops._queries import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
+from druid_ingest.ops._shared_reads import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops.gate.steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
@@ -95,9 +95,9 @@ def watch_task(
     while True:
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
-                # with its lock ceiling; a herd's first looks share one listing and one lock read (``ops._queries``)
+                # with its lock ceiling; a herd's first looks share one listing and one lock read (``_shared_reads``)
                 status = yield TaskQuery(task_id, ceiling, memory)
-            else:  # later looks may be answered by one bulk call shared with every other wait (``ops._queries``)
+            else:  # later looks may be answered by one bulk call shared with every other wait (``_shared_reads``)
                 status = merge_status(known, (yield StatusQuery(task_id)))
         except UnknownTaskError as exc:
             # Druid's race-shaped 404 {"status": null}, or a task already seen going missing for a look: transient,

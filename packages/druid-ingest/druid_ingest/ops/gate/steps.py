@@ -22,7 +22,7 @@ from druid_ingest.api import (
 )
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._operations import failure, report_summary
-from druid_ingest.ops._queries import ServedQuery
+from druid_ingest.ops._shared_reads import ServedQuery
 from druid_ingest.ops.gate.verdict import (
     GatePlan,
     broker_lag,

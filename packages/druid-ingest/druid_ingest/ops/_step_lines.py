@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol
 
 from druid_ingest.api import ClusterCapacity
 from druid_ingest.ops._capacity import slots_finding
-from druid_ingest.ops._results import SubmitOutcome
+from druid_ingest.ops._outcomes import SubmitOutcome
 from druid_ingest.wire import DruidAuthError, DruidError, RetryPolicy
 
 __all__ = ["SHUTDOWN_RETRY", "StepLine", "capacity_verdict", "shutdown_task", "submit_lines"]
