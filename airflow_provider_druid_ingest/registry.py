@@ -22,6 +22,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidSubmitOperator": f"{_P}.operators.submit",
         "DruidIngestOperator": f"{_P}.operators.ingest",
         "DruidMsqIngestOperator": f"{_P}.operators.msq",
+        "DruidCompactOperator": f"{_P}.operators.compact",
     },
     "sensors": {
         "DruidTaskSensor": f"{_P}.sensors.task",

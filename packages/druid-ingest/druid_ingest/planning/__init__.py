@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
+    from ._compaction import CompactionPlan, build_compaction_plan
     from ._ids import attempt_id, base_task_id
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "CompactionPlan": "_compaction",
+    "build_compaction_plan": "_compaction",
     "DatasetRef": "_lineage",
     "IngestionMode": "spec.facts",
     "IngestionPlan": "_plan",
@@ -65,6 +68,7 @@ __getattr__ = lazy_face(__name__, _WHERE, globals())
 
 __all__ = [
     "SQL_TASK_PATH",
+    "CompactionPlan",
     "DatasetRef",
     "IngestionMode",
     "IngestionPlan",
@@ -78,6 +82,7 @@ __all__ = [
     "WorkKind",
     "attempt_id",
     "base_task_id",
+    "build_compaction_plan",
     "build_msq_plan",
     "build_plan",
     "check_preflight",

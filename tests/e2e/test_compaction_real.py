@@ -1,0 +1,59 @@
+"""Compaction on the Plan seam, decided by a real Druid 33: DAY segments re-rolled into one MONTH segment. The
+retry adopts the running compaction (one compact task), the wait is green only once the MONTH version is what
+the Broker serves, and SQL reads the same rows before and after."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.planning import build_compaction_plan
+
+from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
+
+pytestmark = pytest.mark.timeout(600)
+
+DS = "e2e_compact"
+DAYS = ("2026-11-02", "2026-11-03")
+MONTH = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
+
+
+def served_intervals(client: DruidClient) -> dict[str, set[str]]:
+    """Interval -> versions of the segments the Broker can read now (published, available, not overshadowed)."""
+    rows = client.sql("SELECT \"start\", \"end\", \"version\" FROM sys.segments WHERE datasource = ? AND "
+                      "is_overshadowed = 0 AND is_available = 1 AND is_published = 1",
+                      [{"type": "VARCHAR", "value": DS}])
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        out.setdefault(f"{row['start']}/{row['end']}", set()).add(row["version"])
+    return out
+
+
+def test_a_day_to_month_compaction_is_adopted_on_retry_and_green_once_the_month_is_served(
+        real: DruidClient, spec_template, events_dir, expected) -> None:
+    for day in DAYS:
+        _outcome, _status, _first, result = ingest(real, build(spec_template, events_dir, day, DS))
+        assert result.state in ("loaded", "superseded"), result  # superseded: an earlier run's MONTH compaction
+    before = {day: wait_sql(real, DS, day, expected[day]) for day in DAYS}
+    assert before == {day: expected[day] for day in DAYS}
+
+    plan = build_compaction_plan(DS, "2026-11-01/2026-12-01", segment_granularity="MONTH",
+                                 idempotency_key=str(time.time_ns()))  # a fresh compaction per run of the suite
+    first = real.ensure_submitted(plan)
+    again = real.ensure_submitted(plan)  # a retried or cleared task: the same compaction, never a second one
+    assert (first.action, again.action, again.task_id) == ("submitted", "adopted", first.task_id)
+    outcome = real.watch_ingestion(first.task_id, DS, list(plan.intervals), plan.append,
+                                   task_deadline=time.time() + 300, handoff_timeout=300, schedule=POLL)
+    assert outcome.task.kind == "success", outcome.task.message
+    assert outcome.handoff is not None and outcome.handoff.verdict().passed, outcome.handoff
+    assert outcome.handoff.result is not None and outcome.handoff.result.state == "loaded", outcome.handoff
+
+    served = served_intervals(real)  # at the moment of green: the MONTH version is what queries read
+    assert MONTH in served, served
+    assert not any(i.startswith("2026-11-0") and i != MONTH for i in served), served  # no DAY segment still read
+    tasks = real.sql("SELECT COUNT(*) AS n FROM sys.tasks WHERE datasource = ? AND type = 'compact' AND "
+                     "task_id LIKE ?", [{"type": "VARCHAR", "value": DS},
+                                        {"type": "VARCHAR", "value": plan.base_task_id + "%"}])
+    assert tasks[0]["n"] == 1
+    assert {day: day_counts(real, DS, day) for day in DAYS} == before  # the same rows, re-stored
