@@ -9,6 +9,31 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pid_file() { echo "$VAR_DIR/run/$1.pid"; }
 log_file() { echo "$VAR_DIR/log/$1.log"; }
 
+# The pid in file $1 when that process still runs (its cmdline is readable); nothing and status 1 otherwise. A
+# harness then checks the cmdline is its service's, so a recycled pid is never taken for it.
+live_pid() {
+  local pid
+  pid="$(cat "$1" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  echo "$pid"
+}
+
+# The command line of process $1, its arguments joined by spaces.
+pid_cmdline() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null; }
+
+# Stop process $1 (named $2 in the log): send signal $3 (default TERM), wait up to $4 seconds (default 10) for it
+# to exit, then SIGKILL it.
+stop_pid() {
+  local pid="$1" name="$2" sig="${3:-TERM}" secs="${4:-10}" i
+  kill "-$sig" "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || { log "stopped $name (pid $pid)"; return 0; }
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  log "stopped $name (pid $pid, SIGKILL after ${secs}s)"
+}
+
 # Where a service that drops privileges keeps its state.
 #
 # A checkout may sit in a folder only its owner can traverse (as root under /root, or any `mktemp -d`): then a

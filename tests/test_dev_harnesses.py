@@ -174,3 +174,25 @@ def test_airflow_celery_mode_documents_its_services_and_ports() -> None:
     text = HARNESSES["airflow"].read_text()
     for word in ("AIRFLOW_DEV_EXECUTOR", "AIRFLOW_DEV_REDIS_PORT", "worker-N", "triggerer-N", "redis"):
         assert word in text.split("set -euo pipefail")[0], word
+
+
+def test_stop_pid_stops_a_process_and_kills_one_that_ignores_the_signal(tmp_path: Path) -> None:
+    """dev/lib.sh's stop_pid (every harness stops its single-pid servers with it) and live_pid, on real processes:
+    a polite process exits on TERM; one that ignores TERM is SIGKILLed once its grace has passed."""
+    script = f"""
+source {ROOT / 'dev/lib.sh'}
+sleep 60 & polite=$!
+bash -c 'trap "" TERM; sleep 60' & stubborn=$!
+echo $polite > {tmp_path}/polite.pid
+[[ "$(live_pid {tmp_path}/polite.pid)" == "$polite" ]] || {{ echo "live_pid missed $polite"; exit 1; }}
+stop_pid $polite polite TERM 5
+stop_pid $stubborn stubborn TERM 1
+wait $polite $stubborn 2>/dev/null
+live_pid {tmp_path}/polite.pid && {{ echo "live_pid still sees $polite"; exit 1; }}
+live_pid {tmp_path}/missing.pid && exit 1
+echo done
+"""
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"stopped polite \(pid \d+\)$", done.stderr, re.M), done.stderr
+    assert re.search(r"stopped stubborn \(pid \d+, SIGKILL after 1s\)", done.stderr), done.stderr

@@ -187,9 +187,8 @@ install_redis() {
 # pid of this deployment's redis-server (redis retitles itself "redis-server 127.0.0.1:PORT")
 redis_pid() {
   local pid
-  pid="$(cat "$(pid_file redis)" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
-  [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline")" == *redis-server*":$REDIS_PORT"* ]] || return 1
+  pid="$(live_pid "$(pid_file redis)")" || return 1
+  [[ "$(pid_cmdline "$pid")" == *redis-server*":$REDIS_PORT"* ]] || return 1
   echo "$pid"
 }
 
@@ -211,12 +210,9 @@ redis_start() {
 }
 
 redis_stop() {
-  local pid i
+  local pid
   pid="$(redis_pid)" || { rm -f "$(pid_file redis)"; return 0; }
-  log "stopping redis (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 40); do [[ -e "/proc/$pid" ]] || break; sleep 0.25; done
-  [[ -e "/proc/$pid" ]] && kill -KILL "$pid" 2>/dev/null
+  stop_pid "$pid" redis TERM 10
   rm -f "$(pid_file redis)"
 }
 
@@ -357,13 +353,10 @@ pg_pids() {
 # PID of a running service started by this script. A recycled PID is ignored: the process must run in
 # $VAR_DIR (start_service cds there) and name the service (the api-server retitles itself "airflow api_server").
 service_pid() {
-  local f pid cmd
-  f="$(pid_file "$1")"
-  [[ -f "$f" ]] || return 1
-  pid="$(cat "$f" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  local pid cmd
+  pid="$(live_pid "$(pid_file "$1")")" || return 1
   [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$VAR_DIR" ]] || return 1
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+  cmd="$(pid_cmdline "$pid")"
   # Celery retitles its worker "[celeryd: worker-1@host:MainProcess] ..."
   [[ "$cmd" == *"$AIRFLOW_BIN $(service_argv "$1")"* || "$cmd" == "airflow ${1//-/_} "* \
     || "$cmd" == *"celeryd: $1@"* ]] || return 1

@@ -188,13 +188,9 @@ cmd_fetch() {
 
 # PID of a running service started by this script (checks the command line, so a recycled PID is ignored)
 service_pid() {
-  local f pid
-  f="$(pid_file "$1")"
-  [[ -f "$f" ]] || return 1
-  pid="$(cat "$f" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  [[ -r "/proc/$pid/cmdline" ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-Ddruid.devcluster.service=$1 " || return 1
+  local pid
+  pid="$(live_pid "$(pid_file "$1")")" || return 1
+  pid_cmdline "$pid" | grep -qF -- "-Ddruid.devcluster.service=$1 " || return 1
   echo "$pid"
 }
 

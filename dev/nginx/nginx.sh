@@ -223,10 +223,8 @@ stop_squid() {
   squid_alive || { rm -f "$SQUID_DIR/squid.pid"; log "squid not running"; return 0; }
   local pid
   pid="$(cat "$SQUID_DIR/squid.pid")"
-  "$(squid_bin)" -f "$SQUID_DIR/squid.conf" -k shutdown 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || { log "stopped squid (pid $pid)"; return 0; }; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
-  log "stopped squid (pid $pid, forced)"
+  "$(squid_bin)" -f "$SQUID_DIR/squid.conf" -k shutdown 2>/dev/null || true  # its own graceful stop first
+  stop_pid "$pid" squid TERM 5
 }
 
 pid_alive() {
@@ -285,14 +283,7 @@ stop() {
 
 stop_nginx() {
   pid_alive || { rm -f "$VAR/nginx.pid"; log "nginx not running"; return 0; }
-  local pid
-  pid="$(cat "$VAR/nginx.pid")"
-  kill -QUIT "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || { log "stopped nginx (pid $pid)"; return 0; }; sleep 0.1; done
-  kill -TERM "$pid" 2>/dev/null || true
-  sleep 1
-  kill -KILL "$pid" 2>/dev/null || true
-  log "stopped nginx (pid $pid, forced)"
+  stop_pid "$(cat "$VAR/nginx.pid")" nginx QUIT 5  # QUIT: nginx's graceful shutdown
 }
 
 print_env() {
