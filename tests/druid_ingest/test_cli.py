@@ -178,3 +178,28 @@ def test_validate_refusal_names_the_preflight_hatch_and_warn_accepts(tmp_path: P
     assert main(["validate", str(path), "--interval", DAY, "--preflight", "warn", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] is True and any("spec.ioConfig.dropExisitng" in w for w in data["warnings"])
+
+
+def test_compact_is_served_then_a_rerun_adopts_and_a_bad_interval_never_reaches_druid(capsys) -> None:
+    from druid_ingest.clients import DruidClient
+    from druid_ingest.wire import ClusterConfig
+
+    from tests.druid_ingest.sample_specs import day_spec
+
+    with FakeDruid(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0) as fake:
+        with DruidClient(ClusterConfig(url=fake.url)) as client:
+            client.ingest(day_spec(), task_timeout=20, handoff_timeout=20)
+        args = ["compact", "--url", fake.url, "--datasource", "events_web", "--interval", "2026-11-01/2026-12-01",
+                "--granularity", "MONTH", "--task-timeout", "20", "--handoff-timeout", "20"]
+        assert main([*args, "--json"]) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert first["action"] == "submitted" and first["state"] == "SUCCESS" and first["handoff"] == "loaded"
+        assert main(args) == 0
+        out = capsys.readouterr().out
+        assert f"adopted Druid task {first['task_id']}: SUCCESS" in out and "served: loaded" in out
+        posts = len(fake.requests)
+        assert main([*args[:6], "2026-11-02/2026-12-01", *args[7:]]) == 1
+        assert len(fake.requests) == posts  # refused before any HTTP
+    err = capsys.readouterr().out
+    assert "error: interval: does not start and end on MONTH buckets" in err
+    assert "Druid would reject or misread this compaction request" in err

@@ -4,6 +4,7 @@
                           [--allow-unaligned] [--preflight fail|warn]
     druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
+    druid-ingest compact --url URL --datasource DS --interval I [--granularity MONTH] [--idempotency-key K]
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
 
 Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
@@ -26,10 +27,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from druid_ingest.ops import ingestion_durations, percentile, pool_size
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, ingestion_durations, percentile, pool_size
 from druid_ingest.wire import ClusterConfig, DruidError, RetryPolicy, SpecValidationError
 
-__all__ = ["Register", "build_parser", "connect", "emit", "main"]
+__all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
 
 INGESTION_TYPES = ("index_parallel", "index")
 
@@ -52,17 +53,46 @@ def cmd_validate(args: argparse.Namespace) -> int:
                           input_locations=args.input or None, variables=variables or None,
                           allow_unaligned=args.allow_unaligned, preflight=args.preflight)
     except SpecValidationError as exc:
-        lines = [f"error: {p}" for p in exc.problems]
-        lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this spec")
-        if exc.hint:
-            lines.append(exc.hint.replace("preflight='warn' (CLI: validate --preflight warn)", "--preflight warn"))
-        emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems], "hint": exc.hint}, lines)
-        return 1
+        return _refused(args, exc)
     lines = [f"warning: {w}" for w in plan.warnings]
     lines += [f"ok: {plan.describe()}", f"task slots at peak: {plan.peak_slots}", f"task id: {plan.base_task_id}"]
     data = {"ok": True, "warnings": list(plan.warnings), "datasource": plan.datasource, "intervals": plan.intervals,
             "mode": plan.mode, "peak_slots": plan.peak_slots, "base_task_id": plan.base_task_id}
     emit(args, data, lines)
+    return 0
+
+
+def _refused(args: argparse.Namespace, exc: SpecValidationError) -> int:
+    lines = [f"error: {p}" for p in exc.problems]
+    lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this {exc.subject}")
+    if exc.hint:
+        lines.append(exc.hint.replace("preflight='warn' (CLI: validate --preflight warn)", "--preflight warn"))
+    emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems], "hint": exc.hint}, lines)
+    return 1
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_compaction_plan
+
+    try:
+        plan = build_compaction_plan(args.datasource, args.interval, segment_granularity=args.granularity,
+                                     idempotency_key=args.idempotency_key)
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    return run_plan(args, plan)
+
+
+def run_plan(args: argparse.Namespace, plan: Any) -> int:
+    """Submit (or adopt) a plan's work and wait until its data is served: the operators' contract at a terminal.
+    A failure (a FAILED task, a timeout) is the core error, printed by :func:`main`."""
+    with connect(args.url) as client:
+        result = client.ingest(plan, task_timeout=args.task_timeout, handoff_timeout=args.handoff_timeout)
+    handoff = result.handoff
+    lines = [plan.describe(), f"{result.submit.action} Druid task {result.submit.task_id}: {result.status.state}"]
+    if handoff is not None:
+        lines.append(f"served: {handoff.state}: {handoff.detail}")
+    emit(args, {"ok": True, "task_id": result.submit.task_id, "action": result.submit.action,
+                "state": result.status.state, "handoff": handoff.state if handoff else None}, lines)
     return 0
 
 
@@ -214,6 +244,16 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     t.add_argument("--multiple", type=float, default=3.0)
     t.add_argument("--limit", type=int, default=100)
     t.set_defaults(func=cmd_timeouts)
+    c = command("compact", "compact one interval of a datasource (e.g. DAY into MONTH segments); exit 0 once the "
+                           "compacted data is served. A re-run adopts the same compaction")
+    c.add_argument("--url", required=True)
+    c.add_argument("--datasource", required=True)
+    c.add_argument("--interval", required=True, help="one ISO interval, on --granularity's buckets")
+    c.add_argument("--granularity", help="segmentGranularity of the compacted segments (default: Druid's)")
+    c.add_argument("--idempotency-key", help="a new key compacts again an interval already compacted")
+    c.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
+    c.add_argument("--handoff-timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help="seconds (default 1 h)")
+    c.set_defaults(func=cmd_compact)
     for _name, register in sorted({**_installed_commands(), **dict(extensions or {})}.items()):
         register(command)
     return parser
