@@ -9,6 +9,7 @@ Depends on the core and Dagster, never on Airflow: the core and the Airflow prov
 - :func:`druid_assets` / :func:`druid_msq_assets`: decorators over ``multi_asset`` for any time-window
   partitions, with :class:`DagsterDruidTranslator`; :func:`druid_handoff_check` is their gate.
 - :class:`DruidIngestComponent` / :class:`DruidMsqIngestComponent`: the same as ``defs.yaml`` Components (``dg``).
+- :func:`druid_compaction_assets`: a compaction per partition (``<datasource>/compacted``), gated the same way.
 - :func:`pool_limit`: the concurrency pool's limit from Druid's task slots.
 """
 
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 from dagster_druid_ingest.assets import DEFAULT_POOL, DruidDailyAsset, druid_daily_asset
 from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
+from dagster_druid_ingest.compaction import CompactionTemplate, druid_compaction_assets
 from dagster_druid_ingest.component import DruidIngestComponent, DruidMsqIngestComponent
 from dagster_druid_ingest.decorator import DruidIngestion, druid_assets, druid_handoff_check, druid_msq_assets
 from dagster_druid_ingest.msq import MsqTemplate
@@ -31,6 +33,7 @@ __all__ = [
     "CHECK_NAME",
     "DEFAULT_POOL",
     "IDEMPOTENCY_TAG",
+    "CompactionTemplate",
     "DagsterDruidTranslator",
     "DruidAssetProps",
     "DruidDailyAsset",
@@ -47,6 +50,7 @@ __all__ = [
     "concurrency_set_command",
     "daily_partitions",
     "druid_assets",
+    "druid_compaction_assets",
     "druid_daily_asset",
     "druid_daily_job",
     "druid_handoff_check",

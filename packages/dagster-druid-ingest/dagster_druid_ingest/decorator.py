@@ -32,7 +32,7 @@ from dagster_druid_ingest.run_config import DruidRunConfig
 from dagster_druid_ingest.steps import WaitOptions
 from dagster_druid_ingest.translator import DagsterDruidTranslator, DruidAssetProps
 
-__all__ = ["DruidIngestion", "druid_assets", "druid_handoff_check", "druid_msq_assets"]
+__all__ = ["DruidIngestion", "build_assets", "druid_assets", "druid_handoff_check", "druid_msq_assets"]
 
 #: metadata keys the decorator puts on the spec, read back by :func:`druid_handoff_check`
 RESOURCE_KEY = "druid/resource_key"
@@ -51,7 +51,7 @@ class DruidIngestion:
         return materialize_partition(context, self.config, self.resource, self.template, self.options)
 
 
-def _build(template: Template, partitions_def: dg.PartitionsDefinition, *, name: str | None, pool: str | None,
+def build_assets(template: Template, partitions_def: dg.PartitionsDefinition, *, name: str | None, pool: str | None,
            resource_key: str, options: WaitOptions, translator: DagsterDruidTranslator | None,
            deps: Sequence[Any], retry_policy: dg.RetryPolicy | None, field: str,
            ) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
@@ -103,7 +103,7 @@ def druid_assets(
     template = SpecTemplate(spec, datasource, tuple(input_locations), idempotency_key,
                             timezone=str(getattr(partitions_def, "timezone", "UTC")),  # the refusal's words
                             allow_unaligned=allow_unaligned, preflight=check_preflight(preflight))
-    return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key,
+    return build_assets(template, partitions_def, name=name, pool=pool, resource_key=resource_key,
                   options=options or WaitOptions(), translator=translator, deps=deps, retry_policy=retry_policy,
                   field=partitions_field)
 
@@ -131,7 +131,7 @@ def druid_msq_assets(
     template = MsqTemplate(sql, datasource, dict(query_context or {}), dict(variables or {}), idempotency_key,
                            allow_overwrite_all, wait.allow_empty,
                            timezone=str(getattr(partitions_def, "timezone", "UTC")))  # the refusal's words
-    return _build(template, partitions_def, name=name, pool=pool, resource_key=resource_key, options=wait,
+    return build_assets(template, partitions_def, name=name, pool=pool, resource_key=resource_key, options=wait,
                   translator=translator, deps=deps, retry_policy=retry_policy, field=partitions_field)
 
 

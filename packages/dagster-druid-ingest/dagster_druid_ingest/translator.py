@@ -20,7 +20,7 @@ class DruidAssetProps:
     """One Druid datasource as planned: the translator's input."""
 
     datasource: str
-    flavour: str  # "native" (a task spec) or "msq" (an SQL statement)
+    flavour: str  # the plan's kind: "native" (a task spec), "msq" (an SQL statement), "compaction"
     mode: str
     peak_slots: int
     partitions_def: dg.PartitionsDefinition | None = None
@@ -33,17 +33,22 @@ class DruidAssetProps:
         return cls(plan.datasource, flavour, plan.mode, plan.peak_slots, partitions_def, tuple(deps))
 
 
+#: how each kind of work is named in an asset's description
+_WORK = {"native": "a native batch task", "msq": "an MSQ statement", "compaction": "a compaction task"}
+
+
 class DagsterDruidTranslator:
     """Default mapping: key = the datasource name, kind ``druid``, ``druid/`` metadata; no group or owners."""
 
     def get_asset_spec(self, props: DruidAssetProps) -> dg.AssetSpec:
-        what = "an MSQ statement" if props.flavour == "msq" else "a native batch task"
+        what = _WORK.get(props.flavour, "a native batch task")
+        compacted = props.flavour == "compaction"  # the datasource's own key is its ingesting asset's
         return dg.AssetSpec(
-            key=dg.AssetKey([props.datasource]),
+            key=dg.AssetKey([props.datasource, "compacted"] if compacted else [props.datasource]),
             kinds={"druid"},
             deps=list(props.deps),
             partitions_def=props.partitions_def,
-            description=(f"Druid datasource {props.datasource!r}, ingested by {what} per partition "
+            description=(f"Druid datasource {props.datasource!r}, written by {what} per partition "
                          f"({props.mode}); its check 'segments_queryable' says when a partition is queryable."),
             metadata={"druid/datasource": props.datasource, "druid/flavour": props.flavour,
                       "druid/mode": props.mode, "druid/peak_slots": props.peak_slots},
