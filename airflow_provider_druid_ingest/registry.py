@@ -23,6 +23,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidIngestOperator": f"{_P}.operators.ingest",
         "DruidMsqIngestOperator": f"{_P}.operators.msq",
         "DruidCompactOperator": f"{_P}.operators.compact",
+        "DruidKillOperator": f"{_P}.operators.kill",
     },
     "sensors": {
         "DruidTaskSensor": f"{_P}.sensors.task",

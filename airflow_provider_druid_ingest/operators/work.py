@@ -165,7 +165,7 @@ class DruidWorkOperator(DruidPlanOperator):
                 datasource=plan.datasource,
                 intervals=list(plan.intervals),
                 append=self._append(plan),
-                handoff_timeout=self._handoff_timeout(),
+                handoff_timeout=self._handoff_timeout(plan),
                 shutdown_on_kill=self.shutdown_on_kill,
                 **wait_kwargs(self.druid_conn_id, self._remaining(self.task_timeout), self._schedule,
                                       self.http_retry),
@@ -200,7 +200,7 @@ class DruidWorkOperator(DruidPlanOperator):
         task_deadline = time.time() + (self._remaining(self.task_timeout) if wait else 0.0)
         return client.watch_ingestion(
             druid_task_id, plan.datasource, list(plan.intervals), self._append(plan), task_deadline=task_deadline,
-            handoff_timeout=None if not self.wait_for_handoff else self.handoff_timeout if wait else 0.0,
+            handoff_timeout=None if not self._gated(plan) else self.handoff_timeout if wait else 0.0,
             schedule=self._schedule, on_progress=ProgressLines(self.log.info, druid_task_id),
         )
 
@@ -216,7 +216,8 @@ class DruidWorkOperator(DruidPlanOperator):
             self._shutdown(task.task_id, "wait timed out")
         druid_task_id = task_result(task, sensor=False)
         self._druid_task_id = None  # finished: nothing to shut down any more
-        if not self.wait_for_handoff:
+        plan = plan or self._lineage_plan or self.plan(context, log_warnings=False)  # pure: no HTTP
+        if not self._gated(plan):
             return druid_task_id
         if outcome.handoff is None:
             raise AirflowException(f"Druid task {druid_task_id} succeeded but the handoff wait did not run")
@@ -291,8 +292,12 @@ class DruidWorkOperator(DruidPlanOperator):
     def _append(self, plan: Plan) -> bool:
         return plan.append if self.append is None else self.append
 
-    def _handoff_timeout(self) -> float | None:
-        return self.handoff_timeout if self.wait_for_handoff else None
+    def _gated(self, plan: Plan) -> bool:
+        """Whether the task ends at the handoff gate: asked for, and the work publishes (a kill does not)."""
+        return self.wait_for_handoff and plan.publishes
+
+    def _handoff_timeout(self, plan: Plan) -> float | None:
+        return self.handoff_timeout if self._gated(plan) else None
 
     @property
     def _schedule(self) -> PollSchedule:

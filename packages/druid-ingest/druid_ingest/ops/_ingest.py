@@ -43,7 +43,7 @@ def ingest(
     start = clock()
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
-        handoff_timeout, schedule, clock, report_every, memory,
+        handoff_timeout if plan.publishes else None, schedule, clock, report_every, memory,  # a kill: no gate
     )
     status = outcome.task.settle()
     handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None

@@ -14,6 +14,7 @@ from druid_ingest._lazy import lazy_face
 if TYPE_CHECKING:
     from ._compaction import CompactionPlan, build_compaction_plan
     from ._ids import attempt_id, base_task_id
+    from ._kill import KillPlan, build_kill_plan
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "KillPlan": "_kill",
+    "build_kill_plan": "_kill",
     "CompactionPlan": "_compaction",
     "build_compaction_plan": "_compaction",
     "DatasetRef": "_lineage",
@@ -72,6 +75,7 @@ __all__ = [
     "DatasetRef",
     "IngestionMode",
     "IngestionPlan",
+    "KillPlan",
     "MsqPlan",
     "Period",
     "Plan",
@@ -83,6 +87,7 @@ __all__ = [
     "attempt_id",
     "base_task_id",
     "build_compaction_plan",
+    "build_kill_plan",
     "build_msq_plan",
     "build_plan",
     "check_preflight",

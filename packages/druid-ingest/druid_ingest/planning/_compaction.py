@@ -51,6 +51,10 @@ class CompactionPlan:
         return False  # its input is the datasource itself: an empty interval publishes nothing, erases nothing
 
     @property
+    def publishes(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> None:
         return None  # no input source to probe, never an append: the probe and the evidence have nothing to read
 

@@ -79,6 +79,10 @@ class MsqPlan:
         return False
 
     @property
+    def publishes(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> None:
         return None
 

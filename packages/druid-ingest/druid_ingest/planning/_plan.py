@@ -58,6 +58,10 @@ class IngestionPlan:
         return self.mode == "REPLACE"
 
     @property
+    def publishes(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> dict[str, Any]:
         return self.spec
 

@@ -16,7 +16,7 @@ __all__ = ["new_segment", "published_segments"]
 def published_segments(task: FakeTask, t: float, used: list[FakeSegment], handoff_delay: float) -> list[FakeSegment]:
     """The segments ``task`` publishes at ``t`` over the datasource's ``used`` segments (not yet added)."""
     parsed, plan = task.parsed, task.plan
-    if parsed.type == "noop":
+    if parsed.type in ("noop", "kill"):  # a kill deletes (ClusterState._kill); neither publishes
         return []
     bucket_list = parsed.buckets()
     if not bucket_list:

@@ -260,6 +260,16 @@ class FakeDruid:
             segs = sorted(self.state.used(datasource), key=lambda s: (s.interval, s.version, s.partition_num))
             return [s.to_json() for s in segs]
 
+    def mark_unused(self, datasource: str, interval: str) -> int:
+        """Mark the used segments inside ``interval`` unused (a retention drop); how many."""
+        return self.state.mark_unused(datasource, parse_interval(interval))
+
+    def segment_ids(self, datasource: str) -> set[str]:
+        """Every segment the metadata store holds for ``datasource``, used or not (a kill removes unused ones)."""
+        with self.state.lock:
+            self.state.now()
+            return {s.identifier for s in self.state.segments if s.datasource == datasource}
+
     def preload_segments(self, datasource: str, interval: str, version: str,
                          partitions: int = 1) -> list[dict[str, Any]]:
         segs = self.state.preload(datasource, parse_interval(interval), version, partitions)

@@ -359,10 +359,30 @@ class ClusterState:
 
     # ----------------------------------------------------------- publishing
     def _publish(self, task: FakeTask, t: float) -> list[FakeSegment]:
+        if task.parsed.type == "kill":
+            self._kill(task)
         out = published_segments(task, t, self.used(task.datasource), self.handoff_delay)
         self.segments.extend(out)
         self.touch()
         return out
+
+    def _kill(self, task: FakeTask) -> None:
+        """KillUnusedSegmentsTask: the unused segments inside its interval leave the metadata store and deep
+        storage (RetrieveUnusedSegmentsAction); used ones are never touched."""
+        (start, end), ds = task.parsed.intervals[0], task.datasource
+        self.segments = [s for s in self.segments if s.used or s.datasource != ds
+                         or not (start <= s.interval[0] and s.interval[1] <= end)]
+
+    def mark_unused(self, ds: str, interval: tuple[int, int]) -> int:
+        """``markUnused`` of an interval: its used segments become unused now (the Coordinator unloads them)."""
+        with self.lock:
+            t = self.now()
+            hit = [s for s in self.segments if s.used and s.datasource == ds
+                   and interval[0] <= s.interval[0] and s.interval[1] <= interval[1]]
+            for seg in hit:
+                seg.used, seg.unused_at = False, t
+            self.touch()
+            return len(hit)
 
     def preload(self, ds: str, interval: tuple[int, int], version: str, partitions: int) -> list[FakeSegment]:
         with self.lock:

@@ -30,6 +30,7 @@ TASK_CLASSES = {
     "index": f"{_PKG}.IndexTask",
     "noop": f"{_PKG}.NoopTask",
     "compact": f"{_PKG}.CompactionTask",
+    "kill": f"{_PKG}.KillUnusedSegmentsTask",
 }
 # The "known type ids" of Task on a Druid 33 Coordinator-as-Overlord without streaming/MSQ extensions
 # (RECORDED.md §1, unknown task type).
@@ -218,6 +219,8 @@ def parse_task(payload: Any) -> ParsedTask:
                           datasource=payload.get("dataSource") or "none", context=context)
     if ttype == "compact":
         return _parse_compact(payload, task_id, group_id, context, cls)
+    if ttype == "kill":
+        return _parse_kill(payload, task_id, group_id, context, cls)
     spec = payload.get("spec")
     if not isinstance(spec, dict):
         raise _problem(cls, "ingestionSchema")
@@ -272,6 +275,28 @@ def _parse_compact(payload: dict[str, Any], task_id: Any, group_id: Any, context
     parsed = ParsedTask(type="compact", id=task_id, group_id=group_id, datasource=datasource, context=context)
     _parse_granularity(parsed, {**(payload.get("granularitySpec") or {}), "intervals": [spec_in["interval"]]})
     parsed.drop_existing = True
+    return parsed
+
+
+def _parse_kill(payload: dict[str, Any], task_id: Any, group_id: Any, context: dict[str, Any],
+                cls: str) -> ParsedTask:
+    """A kill task (KillUnusedSegmentsTask, Druid 33): ``dataSource``, ``interval``; ``batchSize`` and ``limit``
+    must be positive (its constructor's InvalidInput). It deletes the interval's *unused* segments
+    (``ClusterState._kill``) and publishes nothing."""
+    datasource = payload.get("dataSource")
+    try:
+        validate_id("dataSource", datasource)
+    except InvalidInputError as exc:
+        raise _problem(cls, str(exc)) from None
+    for name in ("batchSize", "limit"):
+        value = payload.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise _problem(cls, f"{name}[{value}] must be a positive integer.")
+    parsed = ParsedTask(type="kill", id=task_id, group_id=group_id, datasource=datasource, context=context)
+    try:
+        parsed.intervals = [parse_interval(str(payload.get("interval") or ""))]
+    except ValueError as exc:
+        raise _problem(cls, str(exc)) from None
     return parsed
 
 
