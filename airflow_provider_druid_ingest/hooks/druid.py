@@ -199,7 +199,7 @@ class DruidHook(BaseHook):
         from airflow_provider_druid_ingest.common.hook_lineage import report_submit
 
         outcome = client.ensure_submitted(plan, allow_empty=allow_empty, after_failed_publish=after_failed_publish)
-        report_submit(self, self.druid_conn_id, plan.datasource, getattr(plan, "spec", None),
+        report_submit(self, self.druid_conn_id, plan.datasource, plan.task_spec,
                       client.config.base_url("broker"))
         return outcome
 
