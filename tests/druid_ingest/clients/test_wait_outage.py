@@ -44,7 +44,7 @@ def test_outage_past_the_deadline_is_the_waits_timeout_naming_it(fake_druid: Fak
 
 def test_handoff_wait_rides_out_a_coordinator_outage(fake_druid: FakeDruid, make_client, caplog) -> None:
     served = r"^/druid/coordinator/v1/datasources/[^/]+/intervals/"
-    fake_druid.add_fault(Fault(method="GET", path=served, kind="status", status=503, times=12, after=1))
+    fake_druid.add_fault(Fault(method="GET", path=served, kind="status", status=503, times=12))
     client = make_client(retry=SHORT_CALL)
     with caplog.at_level(logging.WARNING, logger="druid_ingest.waits"):
         result = client.ingest(day_spec(), task_timeout=30, handoff_timeout=30, schedule=FAST_POLL)

@@ -200,7 +200,6 @@ def watch_handoff(
     pending_looks = 0
     plan = yield from gate_chunks(target)
     outage = Outage(f"the segments of Druid task {target.task_id}")
-    last: HandoffResult | None = None
     while True:
         probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
         result: HandoffResult
@@ -209,14 +208,13 @@ def watch_handoff(
             result, plan = yield from gate_step(target, plan, probe_never=probe, ask_why=ask_why)
         except DruidError as exc:  # as in watch_task: an outage is ridden out until the gate's own deadline
             now = clock()
-            if not is_transient(exc) or now >= deadline or last is None:
+            if not is_transient(exc) or now >= deadline:  # the first look too: a blip as the task ends
                 raise
             outage.failed(exc, now)
             polls += 1
             yield Sleep(min(schedule.delay(polls), deadline - now))
             continue
         outage.recovered(clock())
-        last = result
         if probe and result.missing:
             probed_at = clock()
         pending_looks += 1
