@@ -21,6 +21,7 @@ from druid_ingest.wire import (
     DruidWaitTimeoutError,
     HandoffNeverError,
     SpecValidationError,
+    retries_exhausted,
 )
 
 from airflow_provider_druid_ingest.common.errors import DruidFatalFailure, DruidSensorTimeout
@@ -38,7 +39,7 @@ def test_a_retryable_worker_error_is_raised_as_the_core_error_itself():
 
 
 def test_exhausted_http_retries_are_also_the_last_errors_class():
-    err = DruidRetriesExhaustedError.of(DruidLeaderUnavailableError("no leader", status=503), 2, 1.5)
+    err = retries_exhausted(DruidLeaderUnavailableError("no leader", status=503), 2, 1.5)
     assert isinstance(err, DruidRetriesExhaustedError) and isinstance(err, DruidLeaderUnavailableError)
     assert err.attempts == 2 and err.last.status == 503
     assert err.retryable is False  # its own flag, not inherited from the last error's class
@@ -57,7 +58,7 @@ def test_fatal_errors_are_fail_exceptions_that_keep_the_core_error():
 
 
 def test_raised_classes_pickle_with_their_fields():
-    exhausted = DruidRetriesExhaustedError.of(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 3, 2.0)
+    exhausted = retries_exhausted(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 3, 2.0)
     back = pickle.loads(pickle.dumps(exhausted))
     assert type(back) is type(exhausted) and str(back) == str(exhausted) and back.last.method == "GET"
     failure = pickle.loads(pickle.dumps(DruidFatalFailure("denied", DruidAuthError("denied", status=401))))
@@ -114,7 +115,7 @@ def test_a_raised_error_unpickles_in_a_fresh_process():
     import subprocess
     import sys
 
-    err = DruidRetriesExhaustedError.of(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 2, 1.0)
+    err = retries_exhausted(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 2, 1.0)
     code = ("import pickle, sys\nfrom druid_ingest.wire import DruidTimeoutError, DruidRetriesExhaustedError\n"
             "back = pickle.loads(sys.stdin.buffer.read())\n"
             "assert isinstance(back, DruidTimeoutError) and isinstance(back, DruidRetriesExhaustedError), back\n"

@@ -16,6 +16,7 @@ from druid_ingest.wire import (
     SpecValidationError,
     error_from_names,
     error_names,
+    retries_exhausted,
     taxonomy_class,
 )
 
@@ -44,7 +45,7 @@ def test_taxonomy_class_resolves_only_error_classes():
 
 
 def test_error_events_carry_the_names_and_rebuild_the_classes():
-    exhausted = DruidRetriesExhaustedError.of(DruidLeaderUnavailableError("no leader", status=503), 2, 1.0)
+    exhausted = retries_exhausted(DruidLeaderUnavailableError("no leader", status=503), 2, 1.0)
     event = TaskOutcome.errored("t1", exhausted).to_dict()
     assert event["error_classes"] == ["DruidRetriesExhaustedError", "DruidLeaderUnavailableError"]
     for rebuilt in (TaskOutcome.from_dict(event).error(),

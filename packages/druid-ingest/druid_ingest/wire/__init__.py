@@ -46,7 +46,6 @@ if TYPE_CHECKING:
         SpecProblem,
         SpecValidationError,
         UnknownTaskError,
-        error_from_names,
         error_names,
         is_fatal,
         taxonomy_class,
@@ -66,6 +65,7 @@ if TYPE_CHECKING:
         request_headers,
     )
     from ._http import Request, Response, duplicate_id_in, raise_for_status, seg
+    from ._outage_errors import error_from_names, retries_exhausted
     from ._retry import PollSchedule, RetryPolicy
 
 #: where each public name lives
@@ -120,7 +120,8 @@ _WHERE = {
     "connect_message": "_advice",
     "duplicate_id_in": "_http",
     "exchange": "_exchange",
-    "error_from_names": "_errors",
+    "error_from_names": "_outage_errors",
+    "retries_exhausted": "_outage_errors",
     "error_names": "_errors",
     "is_fatal": "_errors",
     "taxonomy_class": "_errors",
@@ -199,6 +200,7 @@ __all__ = [
     "raise_for_status",
     "read_timeout",
     "request_headers",
+    "retries_exhausted",
     "seg",
     "ssl_reason",
     "taxonomy_class",

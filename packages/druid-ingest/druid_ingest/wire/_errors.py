@@ -40,7 +40,6 @@ __all__ = [
     "SpecProblem",
     "SpecValidationError",
     "UnknownTaskError",
-    "error_from_names",
     "error_names",
     "is_fatal",
     "taxonomy_class",
@@ -197,17 +196,11 @@ class UnknownTaskError(DruidFatalError):
 class DruidRetriesExhaustedError(DruidError):
     """Transient failures outlasted the retry policy (attempts or deadline). Wraps the last error.
 
-    Raised as :meth:`of` builds it: also an instance of the last error's class (a ``RetriesExhausted...`` class
-    below), so a rule keyed on ``DruidLeaderUnavailableError`` (Airflow's ``RetryRule``) matches the outage that
-    the retries could not get past."""
+    Raised as ``retries_exhausted`` builds it (``_outage_errors.py``): also an instance of the last error's class,
+    so a rule keyed on ``DruidLeaderUnavailableError`` (Airflow's ``RetryRule``) matches the outage that the
+    retries could not get past."""
 
     retryable = False  # explicit: the classes that are also the last error's would inherit True from it
-
-    @classmethod
-    def of(cls, last: DruidError, attempts: int, elapsed_s: float) -> DruidRetriesExhaustedError:
-        """The exhausted-retries error of ``last``'s class (this class itself for an error outside the table)."""
-        combined = next((c for base, c in _EXHAUSTED if isinstance(last, base)), cls)
-        return combined(last, attempts, elapsed_s)
 
     def __init__(self, last: DruidError, attempts: int, elapsed_s: float) -> None:
         self.last = last
@@ -276,67 +269,8 @@ class HandoffNeverError(DruidError):
 
 class DruidWaitTimeoutError(DruidError):
     """A wait (task to terminal, or handoff) exceeded its deadline. Met during an outage it is also the outage's
-    last error class (a ``WaitTimeout...`` class below), as :class:`DruidRetriesExhaustedError` is."""
-
-
-# ---- an exhausted retry or a timed-out wait that is also the transient error it could not get past ----------
-# A fixed table, not classes made on demand: pickle and a trigger event's names find each by its module name.
-
-
-class RetriesExhaustedServerError(DruidRetriesExhaustedError, DruidServerError):
-    """Retries gave up on 5xx answers."""
-
-
-class RetriesExhaustedThrottledError(DruidRetriesExhaustedError, DruidThrottledError):
-    """Retries gave up on 429 answers."""
-
-
-class RetriesExhaustedLeaderUnavailableError(DruidRetriesExhaustedError, DruidLeaderUnavailableError):
-    """Retries gave up on 503 answers (no leader)."""
-
-
-class RetriesExhaustedConnectionError(DruidRetriesExhaustedError, DruidConnectionError):
-    """Retries gave up on refused or reset connections."""
-
-
-class RetriesExhaustedTimeoutError(DruidRetriesExhaustedError, DruidTimeoutError):
-    """Retries gave up on timed-out calls."""
-
-
-class WaitTimeoutServerError(DruidWaitTimeoutError, DruidServerError):
-    """A wait's deadline passed while Druid answered 5xx."""
-
-
-class WaitTimeoutThrottledError(DruidWaitTimeoutError, DruidThrottledError):
-    """A wait's deadline passed while Druid answered 429."""
-
-
-class WaitTimeoutLeaderUnavailableError(DruidWaitTimeoutError, DruidLeaderUnavailableError):
-    """A wait's deadline passed while Druid had no leader (503)."""
-
-
-class WaitTimeoutConnectionError(DruidWaitTimeoutError, DruidConnectionError):
-    """A wait's deadline passed while connections were refused or reset."""
-
-
-class WaitTimeoutTimeoutError(DruidWaitTimeoutError, DruidTimeoutError):
-    """A wait's deadline passed while calls timed out."""
-
-
-_EXHAUSTED: tuple[tuple[type[DruidTransientError], type[DruidRetriesExhaustedError]], ...] = (
-    (DruidServerError, RetriesExhaustedServerError),
-    (DruidThrottledError, RetriesExhaustedThrottledError),
-    (DruidLeaderUnavailableError, RetriesExhaustedLeaderUnavailableError),
-    (DruidConnectionError, RetriesExhaustedConnectionError),
-    (DruidTimeoutError, RetriesExhaustedTimeoutError),
-)
-_TIMED_OUT: tuple[tuple[type[DruidTransientError], type[DruidWaitTimeoutError]], ...] = (
-    (DruidServerError, WaitTimeoutServerError),
-    (DruidThrottledError, WaitTimeoutThrottledError),
-    (DruidLeaderUnavailableError, WaitTimeoutLeaderUnavailableError),
-    (DruidConnectionError, WaitTimeoutConnectionError),
-    (DruidTimeoutError, WaitTimeoutTimeoutError),
-)
+    last error class (a ``WaitTimeout...`` class in ``_outage_errors.py``), as :class:`DruidRetriesExhaustedError`
+    is."""
 
 
 class SpecValidationError(ValueError):
@@ -416,18 +350,6 @@ def taxonomy_class(name: str) -> type[Exception] | None:
     """The taxonomy's error class called ``name``, or None (an event written by another version of this package)."""
     value = globals().get(name) if name in __all__ else None
     return value if isinstance(value, type) and issubclass(value, DruidError | SpecValidationError) else None
-
-
-def error_from_names(names: tuple[str, ...], message: str, *, fatal: bool = False) -> DruidError:
-    """The error ``names`` stand for (as :func:`error_names` wrote them into a trigger event), with ``message``:
-    how one side of an event raises the error the other side met. Its class is the first known name's, combined
-    with the first transient one after it for an exhausted retry or a timed-out wait; with no known name (an
-    event of another version) :class:`DruidFatalError` or :class:`DruidError` as ``fatal`` says."""
-    classes = [c for c in map(taxonomy_class, names) if c is not None and issubclass(c, DruidError)]
-    head: type[DruidError] = classes[0] if classes else DruidFatalError if fatal else DruidError
-    table = _EXHAUSTED if head is DruidRetriesExhaustedError else _TIMED_OUT if head is DruidWaitTimeoutError else ()
-    cls = next((c for base, c in table for later in classes[1:] if issubclass(later, base)), head)
-    return _rebuilt(cls, message, {"message": message, "status": None, "method": None, "url": None, "body": None})
 
 
 _E = TypeVar("_E", bound=Exception)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from druid_ingest.wire._config import ClusterConfig, netloc_of
-from druid_ingest.wire._errors import DruidError, DruidRedirectError, DruidRetriesExhaustedError, DruidTimeoutError
+from druid_ingest.wire._errors import DruidError, DruidRedirectError, DruidTimeoutError
 from druid_ingest.wire._http import MAX_REDIRECTS, Request, Response, classify, redirect_request_url, transient_error
+from druid_ingest.wire._outage_errors import retries_exhausted
 from druid_ingest.wire._retry import RetryPolicy
 
 __all__ = [
@@ -127,7 +128,7 @@ def exchange(
         if delay is None:
             if not error.retryable or (attempts == 1 and policy.max_attempts == 1):
                 raise error
-            raise DruidRetriesExhaustedError.of(error, attempts, elapsed) from error
+            raise retries_exhausted(error, attempts, elapsed) from error
         yield Sleep(delay)
 
 
