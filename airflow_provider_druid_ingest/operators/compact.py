@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
 from airflow_provider_druid_ingest.operators.work import DruidWorkOperator
 
 if TYPE_CHECKING:
@@ -69,13 +68,8 @@ class DruidCompactOperator(DruidWorkOperator):
 
     def build_plan(self, context: Context) -> CompactionPlan:
         from druid_ingest.planning import build_compaction_plan
-        from druid_ingest.wire import SpecProblem, SpecValidationError
 
-        intervals = as_list(self.intervals) or run_intervals(context) or []
-        if len(intervals) != 1:
-            raise SpecValidationError([SpecProblem("intervals", "a compaction covers exactly one interval",
-                                                   value=intervals, valid="one ISO interval, e.g. the run's")],
-                                      subject="compaction request")
-        return build_compaction_plan(self.datasource or "", intervals[0],
+        interval = self.one_interval(context, "compaction")
+        return build_compaction_plan(self.datasource or "", interval,
                                      segment_granularity=self.segment_granularity, tuning_config=self.tuning_config,
                                      idempotency_key=self.idempotency_key or None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
 from airflow_provider_druid_ingest.operators.work import DruidWorkOperator
 
 if TYPE_CHECKING:
@@ -47,12 +46,7 @@ class DruidKillOperator(DruidWorkOperator):
 
     def build_plan(self, context: Context) -> KillPlan:
         from druid_ingest.planning import build_kill_plan
-        from druid_ingest.wire import SpecProblem, SpecValidationError
 
-        intervals = as_list(self.intervals) or run_intervals(context) or []
-        if len(intervals) != 1:
-            raise SpecValidationError([SpecProblem("intervals", "a kill covers exactly one interval",
-                                                   value=intervals, valid="one ISO interval, e.g. the run's")],
-                                      subject="kill request")
-        return build_kill_plan(self.datasource or "", intervals[0], batch_size=self.batch_size, limit=self.limit,
+        interval = self.one_interval(context, "kill")
+        return build_kill_plan(self.datasource or "", interval, batch_size=self.batch_size, limit=self.limit,
                                idempotency_key=self.idempotency_key or None)

@@ -30,7 +30,7 @@ from itertools import pairwise
 from druid_ingest.api import Segment
 from druid_ingest.planning import parse_instant, parse_interval
 
-__all__ = ["IntervalIndex", "Piece", "bounds", "format_instant", "overlapping", "partition_sets", "version_key",
+__all__ = ["IntervalIndex", "Piece", "bounds", "format_instant", "partition_sets", "version_key",
            "visible"]
 
 
@@ -96,14 +96,6 @@ class Piece:
     def tombstone_only(self) -> bool:
         """Nothing to read here: the newest version is a tombstone."""
         return all(s.is_tombstone for s in self.segments)
-
-    def overlaps(self, interval: str) -> bool:
-        start, end = bounds(interval)
-        return start < self.end and self.start < end
-
-
-def overlapping(pieces: list[Piece], interval: str) -> list[Piece]:
-    return [p for p in pieces if p.overlaps(interval)]
 
 
 def partition_sets(segments: list[Segment]) -> dict[tuple[str, str], tuple[Segment, ...]]:
