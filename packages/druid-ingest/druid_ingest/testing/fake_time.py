@@ -281,7 +281,13 @@ def bucket_of(ms: int, granularity: str) -> tuple[int, int]:
 
 
 def buckets(intervals: list[tuple[int, int]], granularity: str) -> list[tuple[int, int]]:
-    """Sorted distinct buckets overlapping any of ``intervals`` (GranularitySpec.sortedBucketIntervals)."""
+    """Sorted distinct buckets overlapping any of ``intervals`` (GranularitySpec.sortedBucketIntervals).
+
+    ALL: each interval is its own bucket (``AllGranularity.getIterable`` returns the input interval; Druid 33
+    publishes a day's segment for an ALL spec over that day, tests/e2e/test_all_time_real.py). Only rows bucketed
+    one by one (no intervals: ``bucket_of``) land in eternity."""
+    if granularity == "ALL":
+        return sorted(set(intervals))
     seen: set[tuple[int, int]] = set()
     for start, end in intervals:
         pos = start

@@ -176,9 +176,11 @@ def test_opt_in_turns_the_refusal_into_a_warning_that_still_names_the_loss() -> 
     assert "24 hours: 2026-10-23T00:00Z to 22:00Z and 2026-10-24T22:00Z to 24:00Z" in warning
 
 
-def test_all_granularity_with_intervals_would_overwrite_the_whole_datasource() -> None:
-    [text] = refusal(spec_with("ALL", "2026-10-24/2026-10-25"))
-    assert "whole datasource" in text
+def test_all_granularity_with_intervals_is_never_refused() -> None:
+    """Each interval is its own ALL bucket (``AllGranularity.getIterable``): the replace overwrites exactly it.
+    It was refused as "overwrites the whole datasource" until Druid 33 showed otherwise (test_all_time_real)."""
+    assert alignment_findings(spec_with("ALL", "2026-10-24/2026-10-25")) == ([], [])
+    build_plan(spec_with("ALL", BERLIN_RUN_1))
 
 
 def test_none_granularity_is_always_aligned() -> None:

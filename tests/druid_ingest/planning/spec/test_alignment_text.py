@@ -1,5 +1,5 @@
-"""The alignment refusal's wording, pinned: amounts, lists of buckets and lost stretches, clocks, the ALL
-granularity. A user reads these to find the hours at stake, so a wrong number or a dropped bucket is a defect
+"""The alignment refusal's wording, pinned: amounts, lists of buckets and lost stretches, clocks. A user
+reads these to find the hours at stake, so a wrong number or a dropped bucket is a defect
 (each case below killed a surviving mutant of ``scripts/mutation.sh``)."""
 
 from __future__ import annotations
@@ -51,16 +51,6 @@ def test_lost_stretches_are_listed_in_order_with_their_total() -> None:
         "2026-10-02T04:00Z to 05:00Z")  # an offset is shown in UTC, never as its wall clock with a Z
 
 
-def test_all_granularity_names_the_whole_datasource_and_the_fixes() -> None:
-    [problem], _ = alignment_findings(spec_with("ALL", "2026-10-01/2026-10-02"))
-    text = str(problem)
-    assert text.startswith("spec.dataSchema.granularitySpec.intervals[0]: segmentGranularity ALL makes one bucket of "
-                           "all time: a replace overwrites the whole datasource with this run's rows")
-    assert "(2) a segmentGranularity that divides the run's interval, e.g. 'DAY'" in text
-    assert "allow_unaligned=True" in text and problem.value == "2026-10-01/2026-10-02"
-    assert problem.valid is not None and problem.valid.startswith("fixes: (1) a UTC timetable, so runs start")
-
-
 def test_a_bucket_that_ends_exactly_at_the_interval_is_not_listed_twice() -> None:
     """HOUR buckets over 00:30..02:00: the buckets are 00:00-01:00 and 01:00-02:00, no third one at 02:00."""
     [problem], _ = alignment_findings(spec_with("HOUR", "2026-10-01T00:30:00Z/2026-10-01T02:00:00Z"))
@@ -78,8 +68,6 @@ def test_the_period_fix_is_written_in_the_bucket_unit() -> None:
     assert '"period": "PT1S"' in str(second) and "divides the run's interval, e.g. 'SECOND'" in str(second)
     [month], _ = alignment_findings(spec_with("MONTH", "2026-10-02/2026-11-02"))
     assert '"period": "P1M"' in str(month)
-    [everything], _ = alignment_findings(spec_with("ALL", "2026-10-01/2026-10-02"))
-    assert '"period": "P1D"' in str(everything)
 
 
 def test_two_intervals_in_one_bucket_lose_only_what_neither_covers() -> None:

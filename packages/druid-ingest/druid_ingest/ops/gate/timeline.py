@@ -29,9 +29,13 @@ from itertools import pairwise
 
 from druid_ingest.api import Segment
 from druid_ingest.planning import parse_instant, parse_interval
+from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
 
 __all__ = ["IntervalIndex", "Piece", "bounds", "format_instant", "partition_sets", "version_key",
            "visible"]
+
+
+_FIRST, _LAST = parse_instant(ETERNITY_START), parse_instant(ETERNITY_END)
 
 
 def version_key(version: str) -> tuple[int, datetime | str]:
@@ -43,8 +47,10 @@ def version_key(version: str) -> tuple[int, datetime | str]:
 
 
 def format_instant(at: datetime) -> str:
-    """Druid's own spelling of an instant: ``2026-11-01T05:00:00.000Z``."""
+    """Druid's own spelling of an instant: ``2026-11-01T05:00:00.000Z`` (and of eternity's bounds)."""
     utc = at.astimezone(timezone.utc)
+    if utc in (_FIRST, _LAST):
+        return ETERNITY_START if utc == _FIRST else ETERNITY_END
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
@@ -72,7 +78,7 @@ class IntervalIndex:
         try:
             earliest = start - self._longest
         except OverflowError:  # a segment spanning millennia (an open-ended one): look from the beginning
-            earliest = datetime.min.replace(tzinfo=timezone.utc)
+            earliest = _FIRST
         lo = bisect_left(self._starts, earliest)
         hi = bisect_left(self._starts, end)
         return [s for a, b, s in self._spans[lo:hi] if a < end and start < b]

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from druid_ingest.planning.spec._shape import as_task_shape
-from druid_ingest.planning.spec.buckets import ALL, Buckets, Unreadable, buckets_of
+from druid_ingest.planning.spec.buckets import Buckets, Unreadable, buckets_of
 from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.planning.spec.jackson import truthy
 from druid_ingest.wire import SpecProblem
@@ -160,12 +160,10 @@ def finest_aligning(start: datetime, end: datetime) -> str | None:
     return None
 
 
-def _fixes(buckets: Buckets | str, start: datetime, end: datetime, terms: ScheduleTerms) -> str:
+def _fixes(buckets: Buckets, start: datetime, end: datetime, terms: ScheduleTerms) -> str:
     finer = finest_aligning(start, end)
-    period = "P1D"
-    if isinstance(buckets, Buckets):
-        fixed = buckets.unit in ("hours", "minutes", "seconds")
-        period = f"P{'T' if fixed else ''}{buckets.count}{buckets.unit[0].upper()}"
+    fixed = buckets.unit in ("hours", "minutes", "seconds")
+    period = f"P{'T' if fixed else ''}{buckets.count}{buckets.unit[0].upper()}"
     return (
         f"(1) {terms.utc_schedule}; "
         f"(2) a segmentGranularity that divides the run's interval, e.g. {finer or 'SECOND'!r}; "
@@ -205,9 +203,11 @@ def alignment_findings(
             value=granularity,
         )
         return [], [note]
-    if not isinstance(buckets, Buckets):  # NONE: millisecond buckets are always aligned
-        return ([_all_problem(i, text, spans, terms) for i, text in enumerate(raw)]
-                if buckets == ALL else [], [])
+    if not isinstance(buckets, Buckets):
+        # NONE: millisecond buckets are always aligned. ALL: each interval is its own bucket
+        # (AllGranularity.getIterable returns the input interval), so a replace locks and overwrites exactly its
+        # intervals (Druid 33: tests/e2e/test_all_time_real.py); only rows bucketed without intervals land in eternity
+        return [], []
     covered = _union(spans)
     problems = []
     for i, (text, (start, end)) in enumerate(zip(raw, spans, strict=True)):
@@ -232,14 +232,3 @@ def alignment_findings(
             valid="fixes: " + _fixes(buckets, start, end, terms),
         ))
     return problems, []
-
-
-def _all_problem(i: int, text: str, spans: list[Span], terms: ScheduleTerms) -> SpecProblem:
-    start, end = spans[i]
-    return SpecProblem(
-        f"{_PATH}.intervals[{i}]",
-        "segmentGranularity ALL makes one bucket of all time: a replace overwrites the whole datasource with this "
-        "run's rows, so everything stored outside the intervals would be lost",
-        value=text,
-        valid="fixes: " + _fixes(ALL, start, end, terms),
-    )

@@ -33,7 +33,7 @@ _CALENDAR_UNITS = ("years", "months", "weeks", "days")
 _FIXED_SECONDS = {"hours": 3600, "minutes": 60, "seconds": 1}
 _OFFSET_ZONE = re.compile(r"^([+-])(\d{2}):?(\d{2})?$")
 
-#: ``ALL``: one bucket for all time (a replace overwrites the whole datasource); ``NONE``: millisecond buckets
+#: ``ALL``: one bucket for all time (each interval of a spec is its own bucket); ``NONE``: millisecond buckets
 ALL = "ALL"
 NONE = "NONE"
 

@@ -13,7 +13,17 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["Period", "parse_duration", "parse_instant", "parse_interval"]
+__all__ = ["ETERNITY_END", "ETERNITY_START", "Period", "parse_duration", "parse_instant", "parse_interval"]
+
+#: Joda's first and last instants as Druid writes them (``Intervals.ETERNITY``: ``JodaUtils.MIN_INSTANT`` and
+#: ``MAX_INSTANT``), the bounds of an all-time segment (MSQ ``PARTITIONED BY ALL TIME``; ``AllGranularity`` buckets
+#: every row there). ``datetime`` cannot hold them: they read as its own first and last instants, which keep their
+#: order against every instant Druid writes from year 1 (0001-01-01T00:00:00.000Z itself aliases the start) to
+#: 9999 (``timeline.format_instant`` writes them back).
+ETERNITY_START = "-146136543-09-08T08:23:32.096Z"
+ETERNITY_END = "146140482-04-24T15:36:27.903Z"
+_ETERNITY = {ETERNITY_START: datetime.min.replace(tzinfo=timezone.utc),
+             ETERNITY_END: datetime.max.replace(tzinfo=timezone.utc)}
 
 _DURATION = re.compile(
     r"^P(?!$)(?:(?P<years>\d+)Y)?(?:(?P<months>\d+)M)?(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
@@ -70,6 +80,8 @@ def parse_instant(text: str) -> datetime:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"not an ISO-8601 instant: {text!r}")
     raw = text.strip()
+    if raw in _ETERNITY:
+        return _ETERNITY[raw]
     year_month = _YEAR_MONTH.match(raw)
     if year_month:
         return datetime(int(year_month.group(1)), int(year_month.group(2) or 1), 1, tzinfo=timezone.utc)
