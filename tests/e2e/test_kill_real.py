@@ -3,8 +3,10 @@ deletes the day's segment files from deep storage; a retry adopts the kill; a da
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -12,6 +14,8 @@ from pathlib import Path
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.planning import build_kill_plan
+
+from tests.net import free_port
 
 from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
 
@@ -58,3 +62,51 @@ def test_a_kill_after_a_drop_deletes_the_files_and_never_touches_a_used_day(
     assert status.state == "SUCCESS", status
     assert deep_storage(DROPPED) == []  # deleted for good
     assert deep_storage(KEPT) and day_counts(real, DS, KEPT) == expected[KEPT]  # the used day untouched
+
+
+class SlowRows(http.server.BaseHTTPRequestHandler):
+    """An input a line per second: the ingestion reading it holds its day's lock for as long as it reads."""
+
+    lines: list[bytes] = []
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        for line in self.lines:
+            self.wfile.write(line)
+            self.wfile.flush()
+            time.sleep(1)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_kill_queued_behind_an_ingestion_names_the_lock_holder(real: DruidClient, spec_template,
+                                                                   events_dir) -> None:
+    ds, day = f"e2e_kill_lock_{time.time_ns()}", "2026-11-06"
+    SlowRows.lines = (events_dir / "2026-11-02" / "events.json").read_bytes().splitlines(keepends=True)[:30]
+    SlowRows.lines = [line.replace(b"2026-11-02T", f"{day}T".encode()) for line in SlowRows.lines]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), SlowRows)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        spec = build(spec_template, events_dir, day, ds)
+        spec["spec"]["ioConfig"]["inputSource"] = {"type": "http",
+                                                    "uris": [f"http://127.0.0.1:{server.server_port}/rows.json"]}
+        spec["spec"]["tuningConfig"].update(forceGuaranteedRollup=False, partitionsSpec={"type": "dynamic"},
+                                            maxNumConcurrentSubTasks=1)
+        ingestion = real.ensure_submitted(spec).task_id
+        deadline = time.monotonic() + 120
+        while real.status(ingestion).runner_state != "RUNNING":  # it holds the day's lock once it runs
+            assert time.monotonic() < deadline, real.status(ingestion)
+            time.sleep(0.5)
+
+        lines: list[str] = []
+        kill = real.ensure_submitted(build_kill_plan(ds, f"{day}/P1D")).task_id
+        status = real.wait_for_task(kill, timeout=300, schedule=POLL, on_progress=lambda p: lines.append(p.line()))
+        assert status.state == "SUCCESS", status
+        named = [line for line in lines if f"waiting for the time-chunk lock held by task {ingestion} (" in line]
+        assert named and f"Druid task {kill} WAITING: " in named[0], lines
+        assert real.wait_for_task(ingestion, timeout=300, schedule=POLL).state == "SUCCESS"
+    finally:
+        server.shutdown()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         HandoffTarget,
         InputSample,
         Segment,
+        TaskLock,
         TaskStatus,
     )
     from ._report_summary import ReportSummary
@@ -40,6 +41,7 @@ _WHERE = {
     "SUCCESS": "_models",
     "Segment": "_models",
     "SqlResult": "_sql_endpoints",
+    "TaskLock": "_models",
     "TaskStatus": "_models",
     "bounded": "_reports",
     "parse_report": "_reports",
@@ -61,6 +63,7 @@ __all__ = [
     "ReportSummary",
     "Segment",
     "SqlResult",
+    "TaskLock",
     "TaskStatus",
     "bounded",
     "parse_report",

@@ -197,6 +197,8 @@ class TaskLock:
     version: str
     lock_type: str | None = None
     revoked: bool = False
+    #: the holder's lock priority (a higher one may revoke a lower one's lock: druid-contract §locks)
+    priority: int | None = None
 
 
 @dataclass(frozen=True)

@@ -307,6 +307,7 @@ def parse_active_locks(resp: Response, req: Request) -> list[TaskLock]:
                         version=str(lock["version"]),
                         lock_type=lock.get("type"),
                         revoked=bool(lock.get("revoked", False)),
+                        priority=lock["priority"] if isinstance(lock.get("priority"), int) else None,
                     )
                 )
     return found

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
 from druid_ingest.ops._history import WaitMemory, task_history
+from druid_ingest.ops._lock_holders import HOLDERS_AFTER, HOLDERS_EVERY, lock_holders
 from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
@@ -55,11 +56,15 @@ class TaskProgress:
 
     status: TaskStatus
     report: ReportSummary | None = None
+    #: while it waits for its locks: the tasks holding them (``_lock_holders``), "" when not asked or none
+    waiting_on: str = ""
 
     def line(self) -> str:
-        """One log line: phase, and row counts when a report came with this poll."""
+        """One log line: phase, and row counts when a report came with this poll (or what it waits behind)."""
         head = f"Druid task {self.status.task_id} {self.status.phase}"
-        return f"{head}: {self.report.progress_line()}" if self.report is not None else head
+        if self.report is not None:
+            return f"{head}: {self.report.progress_line()}"
+        return f"{head}: {self.waiting_on}" if self.waiting_on else head
 
 
 def watch_task(
@@ -92,6 +97,7 @@ def watch_task(
     known: TaskStatus | None = None
     unknown_looks = 0
     outage = Outage(f"Druid task {task_id}")
+    waiting = LockWait()
     while True:
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
@@ -147,7 +153,8 @@ def watch_task(
         if status.runner_state == "RUNNING" and now - reported_at >= report_every and not near_end:
             report = yield from report_summary(task_id)
             reported_at = now
-        yield Progress(TaskProgress(status, report))
+        waiting_on = (yield from waiting.look(status, now)) if status.runner_state == "WAITING" else waiting.left()
+        yield Progress(TaskProgress(status, report, waiting_on))
         remaining = deadline - clock()
         if remaining <= 0:
             return TaskOutcome.timed_out(status, clock() - started)
@@ -159,6 +166,30 @@ def watch_task(
         else:
             delay = fixed_delay(schedule, polls)
         yield Sleep(min(delay, remaining))
+
+
+@dataclass
+class LockWait:
+    """How long a task has been WAITING for its locks, and who holds them (asked after ``HOLDERS_AFTER``
+    seconds, then every ``HOLDERS_EVERY``; never again once Druid refused to say)."""
+
+    since: float | None = None
+    asked_at: float | None = None
+    refused: bool = False
+    holders: str = ""
+
+    def look(self, status: TaskStatus, now: float) -> Operation[str]:
+        self.since = now if self.since is None else self.since
+        due = self.asked_at is None or now - self.asked_at >= HOLDERS_EVERY
+        if not self.refused and due and now - self.since >= HOLDERS_AFTER:
+            found = yield from lock_holders(status)
+            self.asked_at, self.refused, self.holders = now, found is None, found or ""
+        return self.holders
+
+    def left(self) -> str:
+        self.since = self.asked_at = None
+        self.holders = ""
+        return ""
 
 
 def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> tuple[float, float]:
