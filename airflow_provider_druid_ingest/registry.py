@@ -24,6 +24,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidMsqIngestOperator": f"{_P}.operators.msq",
         "DruidCompactOperator": f"{_P}.operators.compact",
         "DruidKillOperator": f"{_P}.operators.kill",
+        "DruidDropOperator": f"{_P}.operators.drop",
     },
     "sensors": {
         "DruidTaskSensor": f"{_P}.sensors.task",
@@ -33,6 +34,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidTaskTrigger": f"{_P}.triggers.task",
         "DruidHandoffTrigger": f"{_P}.triggers.handoff",
         "DruidIngestionTrigger": f"{_P}.triggers.ingestion",
+        "DruidUnservedTrigger": f"{_P}.triggers.unserved",
     },
     "hooks": {"DruidHook": f"{_P}.hooks.druid", "DruidSqlHook": f"{_P}.hooks.druid_sql"},
     "links": {"DruidTaskLink": f"{_P}.links"},

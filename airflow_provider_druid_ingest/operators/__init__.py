@@ -1,6 +1,7 @@
 """Airflow operators: :class:`DruidSubmitOperator` (submit only), :class:`DruidIngestOperator` (one-shot)
 and :class:`DruidMsqIngestOperator` (an MSQ INSERT/REPLACE statement), :class:`DruidCompactOperator` (a
-compaction) and :class:`DruidKillOperator` (the unused segments of an interval).
+compaction), :class:`DruidDropOperator` (stop serving an interval) and :class:`DruidKillOperator` (the unused
+segments of an interval).
 
 Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
 does not import the others.
@@ -14,6 +15,7 @@ from airflow_provider_druid_ingest.registry import lazy_getattr
 
 if TYPE_CHECKING:
     from airflow_provider_druid_ingest.operators.compact import DruidCompactOperator
+    from airflow_provider_druid_ingest.operators.drop import DruidDropOperator
     from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
     from airflow_provider_druid_ingest.operators.kill import DruidKillOperator
     from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
@@ -22,5 +24,5 @@ if TYPE_CHECKING:
 __getattr__ = lazy_getattr("operators")
 
 # a literal for type checkers; tests/airflow/test_registration.py holds it to the table
-__all__ = ["DruidCompactOperator", "DruidIngestOperator", "DruidKillOperator", "DruidMsqIngestOperator",
-           "DruidSubmitOperator"]
+__all__ = ["DruidCompactOperator", "DruidDropOperator", "DruidIngestOperator", "DruidKillOperator",
+           "DruidMsqIngestOperator", "DruidSubmitOperator"]

@@ -19,7 +19,7 @@ from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowFailException
 from druid_ingest.wire import SpecValidationError
 
-from airflow_provider_druid_ingest.common.run_context import no_interval_warning
+from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
 from airflow_provider_druid_ingest.common.settings import http_retry_arg
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import DruidTaskLink
@@ -135,6 +135,18 @@ class DruidPlanOperator(BaseOperator):
         for level, message in submit_lines(outcome, plan.describe(), client.config.console_task_url(outcome.task_id)):
             self.log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", message)
         return outcome
+
+    def one_interval(self, context: Context, work: str) -> str:
+        """The single interval a one-interval kind of work covers (``intervals``, else the run's); a
+        ``SpecValidationError`` naming the field otherwise, so it fails before any HTTP."""
+        from druid_ingest.wire import SpecProblem, SpecValidationError
+
+        intervals = as_list(self.intervals) or run_intervals(context) or []
+        if len(intervals) != 1:
+            raise SpecValidationError([SpecProblem("intervals", f"a {work} covers exactly one interval",
+                                                   value=intervals, valid="one ISO interval, e.g. the run's")],
+                                      subject=f"{work} request")
+        return intervals[0]
 
     # ---- OpenLineage (extra [openlineage]; called by its listener, None without it) ----------------------
 

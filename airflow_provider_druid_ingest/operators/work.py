@@ -22,7 +22,6 @@ from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, chec
 from druid_ingest.wire import DruidError, PollSchedule
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
-from airflow_provider_druid_ingest.common.run_context import as_list, run_intervals
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY, XCOM_TASK_ID, push_task_refs
@@ -292,18 +291,6 @@ class DruidWorkOperator(DruidPlanOperator):
 
     def _append(self, plan: Plan) -> bool:
         return plan.append if self.append is None else self.append
-
-    def one_interval(self, context: Context, work: str) -> str:
-        """The single interval a one-interval kind of work covers (``intervals``, else the run's); a
-        ``SpecValidationError`` naming the field otherwise, so it fails before any HTTP."""
-        from druid_ingest.wire import SpecProblem, SpecValidationError
-
-        intervals = as_list(self.intervals) or run_intervals(context) or []
-        if len(intervals) != 1:
-            raise SpecValidationError([SpecProblem("intervals", f"a {work} covers exactly one interval",
-                                                   value=intervals, valid="one ISO interval, e.g. the run's")],
-                                      subject=f"{work} request")
-        return intervals[0]
 
     def _gated(self, plan: Plan) -> bool:
         """Whether the task ends at the handoff gate: asked for, and the work publishes (a kill does not)."""

@@ -1,4 +1,5 @@
-"""Airflow triggers (run in the triggerer): wait for a Druid task, then for its segments to be served.
+"""Airflow triggers (run in the triggerer): wait for a Druid task, then for its segments to be served
+(or, after a drop, for an interval to be served no more).
 
 Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
 does not import the others.
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
     from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
     from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
     from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+    from airflow_provider_druid_ingest.triggers.unserved import DruidUnservedTrigger
 
 __getattr__ = lazy_getattr("triggers")
 
 # a literal for type checkers; tests/airflow/test_registration.py holds it to the table
-__all__ = ["DruidHandoffTrigger", "DruidIngestionTrigger", "DruidTaskTrigger"]
+__all__ = ["DruidHandoffTrigger", "DruidIngestionTrigger", "DruidTaskTrigger", "DruidUnservedTrigger"]

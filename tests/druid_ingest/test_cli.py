@@ -203,3 +203,27 @@ def test_compact_is_served_then_a_rerun_adopts_and_a_bad_interval_never_reaches_
     err = capsys.readouterr().out
     assert "error: interval: does not start and end on MONTH buckets" in err
     assert "Druid would reject or misread this compaction request" in err
+
+
+def test_drop_then_kill_a_day_and_bad_input_never_reaches_druid(capsys) -> None:
+    from druid_ingest.clients import DruidClient
+    from druid_ingest.wire import ClusterConfig
+
+    from tests.druid_ingest.sample_specs import day_spec
+
+    with FakeDruid(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0) as fake:
+        with DruidClient(ClusterConfig(url=fake.url)) as client:
+            client.ingest(day_spec(), task_timeout=20, handoff_timeout=20)
+        where = ["--url", fake.url, "--datasource", "events_web", "--interval", "2026-11-01/2026-11-02"]
+        assert main(["drop", *where, "--timeout", "20", "--json"]) == 0
+        dropped = json.loads(capsys.readouterr().out)
+        assert dropped["ok"] is True and dropped["marked"] == 1 and fake.served_segment_ids("events_web") == set()
+        assert main(["kill", *where, "--task-timeout", "20"]) == 0
+        out = capsys.readouterr().out
+        assert "KILL the unused segments" in out and ": SUCCESS" in out and fake.segment_ids("events_web") == set()
+        posts = len(fake.requests)
+        assert main(["drop", *where[:5], "last week"]) == 1
+        assert main(["kill", *where[:5], "last week"]) == 1
+        assert len(fake.requests) == posts  # refused before any HTTP
+    out = capsys.readouterr().out
+    assert "error: interval:" in out and "drop request" in out and "kill request" in out

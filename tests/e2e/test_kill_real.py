@@ -1,23 +1,22 @@
-"""Kill on the Plan seam, decided by a real Druid 33: after a retention drop (``markUnused``) the kill task
-deletes the day's segment files from deep storage; a retry adopts the kill; a day still used is never touched."""
+"""Drop and kill on the Plan seam, decided by a real Druid 33: a drop (``markUnused``) is green only once the Broker
+no longer serves the day; the kill task then deletes the day's segment files from deep storage; a retry adopts
+the kill; a day still used is never touched; a kill queued behind an ingestion's lock names it."""
 
 from __future__ import annotations
 
 import http.server
-import json
 import os
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.planning import build_kill_plan
+from druid_ingest.planning import build_drop_plan, build_kill_plan
 
 from tests.net import free_port
 
-from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
+from .test_real_druid import POLL, build, day_counts, ingest
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -33,15 +32,6 @@ def deep_storage(day: str) -> list[Path]:
     return sorted((var / "segments" / DS).glob(f"{day}T*/**/version.bin"))
 
 
-def mark_unused(druid_url: str, interval: str) -> None:
-    """The retention drop, as Druid 33 takes it: the Coordinator's markUnused (through the Router)."""
-    request = urllib.request.Request(f"{druid_url}/druid/coordinator/v1/datasources/{DS}/markUnused",
-                                     data=json.dumps({"interval": interval}).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as answer:
-        assert answer.status == 200, answer.read()
-
-
 def test_a_kill_after_a_drop_deletes_the_files_and_never_touches_a_used_day(
         real: DruidClient, druid_url: str, spec_template, events_dir, expected) -> None:
     run = str(time.time_ns())  # a fresh ingestion per run: an earlier run's day was dropped and killed
@@ -51,8 +41,11 @@ def test_a_kill_after_a_drop_deletes_the_files_and_never_touches_a_used_day(
         assert result.state == "loaded", result
     assert deep_storage(DROPPED) and deep_storage(KEPT)
     interval = f"{DROPPED}T00:00:00.000Z/{KEPT}T00:00:00.000Z"
-    mark_unused(druid_url, interval)  # then the Broker stops serving the day
-    assert wait_sql(real, DS, DROPPED, lambda got: not got.get("rows"), timeout=120).get("rows") in (None, 0)
+    lines: list[str] = []
+    dropped = real.drop(build_drop_plan(DS, interval), timeout=300, schedule=POLL, on_progress=lines.append)
+    assert dropped.marked >= 1 and lines, (dropped, lines)  # it waited while the Coordinator unloaded the day
+    assert day_counts(real, DS, DROPPED).get("rows") in (None, 0)  # green: the Broker no longer serves the day
+    assert real.drop(build_drop_plan(DS, interval), timeout=60, schedule=POLL).marked == 0  # a retry: no change
 
     plan = build_kill_plan(DS, interval, idempotency_key=run)
     first = real.ensure_submitted(plan)

@@ -5,6 +5,8 @@
     druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest compact --url URL --datasource DS --interval I [--granularity MONTH] [--idempotency-key K]
+    druid-ingest drop --url URL --datasource DS --interval I [--timeout S]
+    druid-ingest kill --url URL --datasource DS --interval I [--idempotency-key K]
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
 
 Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
@@ -80,6 +82,30 @@ def cmd_compact(args: argparse.Namespace) -> int:
     except SpecValidationError as exc:
         return _refused(args, exc)
     return run_plan(args, plan)
+
+
+def cmd_kill(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_kill_plan
+
+    try:
+        plan = build_kill_plan(args.datasource, args.interval, idempotency_key=args.idempotency_key)
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    return run_plan(args, plan)
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_drop_plan
+
+    try:
+        plan = build_drop_plan(args.datasource, args.interval)
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    with connect(args.url) as client:
+        result = client.drop(plan, timeout=args.timeout, on_progress=lambda line: print(line, file=sys.stderr))
+    emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
+         [plan.describe(), result.detail])
+    return 0
 
 
 def run_plan(args: argparse.Namespace, plan: Any) -> int:
@@ -254,6 +280,22 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     c.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
     c.add_argument("--handoff-timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help="seconds (default 1 h)")
     c.set_defaults(func=cmd_compact)
+    d = command("drop", "stop serving one interval of a datasource (mark its segments unused; deep storage keeps "
+                        "them until a kill); exit 0 once nothing in it is served. Safe to re-run")
+    d.add_argument("--url", required=True)
+    d.add_argument("--datasource", required=True)
+    d.add_argument("--interval", required=True, help="one ISO interval; every segment inside it is dropped")
+    d.add_argument("--timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT,
+                   help="seconds to wait until nothing is served (default 1 h)")
+    d.set_defaults(func=cmd_drop)
+    k = command("kill", "delete for good the unused segments of one interval (Druid's kill task; used ones are "
+                        "never touched); exit 0 once the task succeeded. A re-run adopts the same kill")
+    k.add_argument("--url", required=True)
+    k.add_argument("--datasource", required=True)
+    k.add_argument("--interval", required=True, help="one ISO interval")
+    k.add_argument("--idempotency-key", help="a new key kills again (segments dropped since the last kill)")
+    k.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
+    k.set_defaults(func=cmd_kill, handoff_timeout=None)
     for _name, register in sorted({**_installed_commands(), **dict(extensions or {})}.items()):
         register(command)
     return parser

@@ -18,6 +18,7 @@ from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+from airflow_provider_druid_ingest.triggers.unserved import DruidUnservedTrigger
 
 from ..helpers import import_string
 
@@ -49,6 +50,8 @@ CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
                             "intervals": ["2024-01-01/2024-01-02", "2024-01-05/2024-01-06"], "append": True,
                             "handoff_timeout": 12.5, **COMMON},
     DruidHandoffTrigger: {"target": TARGET, **COMMON},
+    DruidUnservedTrigger: {"datasource": "wiki_rt", "interval": "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",
+                           "name": "drop_wiki_rt_20240101-20240102_x", "marked": 24, **COMMON},
 }
 
 

@@ -81,6 +81,13 @@ def parse_served_segments(resp: Response, req: Request) -> set[str]:
     return served
 
 
+def parse_mark_unused(resp: Response, req: Request) -> int:
+    """``SegmentUpdateResponse`` ``{"numChangedSegments": n}`` of a markUnused (0 when nothing was used there)."""
+    raise_for_status(resp, req)
+    data = resp.json() if resp.body.strip() else {}
+    return as_int(data.get("numChangedSegments")) or 0 if isinstance(data, dict) else 0
+
+
 def handoff_complete(datasource: str, segment: Segment) -> Request:
     return Request(
         "GET",

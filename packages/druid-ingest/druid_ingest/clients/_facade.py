@@ -27,11 +27,12 @@ from druid_ingest.ops import (
     check_after_failed_publish,
     check_on_never,
 )
+from druid_ingest.ops import _drop as drops
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
 from druid_ingest.ops.gate import steps as gate
-from druid_ingest.planning import Plan, base_task_id, build_plan
+from druid_ingest.planning import DropPlan, Plan, base_task_id, build_plan
 from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 
 __all__ = ["ClientFacade", "as_plan"]
@@ -181,6 +182,49 @@ class ClientFacade(EndpointCalls[Mode]):
     def check_handoff(self, target: HandoffTarget) -> Any:
         """HandoffResult of one look at metadata, the served inventory and the Broker."""
         return self._run(gate.check_handoff(target))
+
+    @overload
+    def drop(
+        self: ClientFacade[SyncMode], plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
+        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> drops.DropResult: ...
+    @overload
+    def drop(
+        self: ClientFacade[AsyncMode], plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
+        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> Awaitable[drops.DropResult]: ...
+    def drop(
+        self, plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Any:
+        """Mark the plan's interval unused, then wait until nothing in it is served (``ops/_drop.py``)."""
+        return self._run(drops.drop(plan, timeout, schedule, self.clock), on_progress)
+
+    @overload
+    def mark_dropped(self: ClientFacade[SyncMode], plan: DropPlan) -> int: ...
+    @overload
+    def mark_dropped(self: ClientFacade[AsyncMode], plan: DropPlan) -> Awaitable[int]: ...
+    def mark_dropped(self, plan: DropPlan) -> Any:
+        """The drop's first half (what an operator does before it defers): the count marked unused."""
+        return self._run(drops.mark_dropped(plan))
+
+    @overload
+    def watch_unserved(
+        self: ClientFacade[SyncMode], plan: DropPlan, marked: int, timeout: float,
+        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> drops.DropResult: ...
+    @overload
+    def watch_unserved(
+        self: ClientFacade[AsyncMode], plan: DropPlan, marked: int, timeout: float,
+        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> Awaitable[drops.DropResult]: ...
+    def watch_unserved(
+        self, plan: DropPlan, marked: int, timeout: float, schedule: PollSchedule | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Any:
+        """The drop's second half: until nothing in the interval is served (a trigger's wait)."""
+        return self._run(drops.watch_unserved(plan, marked, self.clock() + timeout, schedule, self.clock),
+                         on_progress)
 
     @overload
     def watch_task(

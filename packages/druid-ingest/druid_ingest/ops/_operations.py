@@ -36,6 +36,7 @@ from druid_ingest.wire import (
     DruidError,
     DruidNotFoundError,
     DruidTaskFailedError,
+    DruidUsageError,
     DruidValidationError,
     DuplicateTaskIdError,
     Operation,
@@ -97,6 +98,8 @@ def ensure_submitted(
     Before the next attempt after a FAILED one, that attempt's report is read (``_evidence``): an append whose
     failed attempt may have published raises DruidMayHavePublishedError unless ``after_failed_publish="resubmit"``.
     """
+    if not plan.runs_task:
+        raise DruidUsageError(f"{plan.kind} {plan.base_task_id} is not a Druid task: run it with drop(), not as a task")
     base_id = plan.base_task_id
     ids = [attempt_id(base_id, attempt) for attempt in range(max_attempts)]
     known = yield from bulk_status(ids)

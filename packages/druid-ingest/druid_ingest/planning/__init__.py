@@ -13,6 +13,7 @@ from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._compaction import CompactionPlan, build_compaction_plan
+    from ._drop import DropPlan, build_drop_plan
     from ._ids import attempt_id, base_task_id
     from ._kill import KillPlan, build_kill_plan
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "DropPlan": "_drop",
     "KillPlan": "_kill",
+    "build_drop_plan": "_drop",
     "build_kill_plan": "_kill",
     "CompactionPlan": "_compaction",
     "build_compaction_plan": "_compaction",
@@ -73,6 +76,7 @@ __all__ = [
     "SQL_TASK_PATH",
     "CompactionPlan",
     "DatasetRef",
+    "DropPlan",
     "IngestionMode",
     "IngestionPlan",
     "KillPlan",
@@ -87,6 +91,7 @@ __all__ = [
     "attempt_id",
     "base_task_id",
     "build_compaction_plan",
+    "build_drop_plan",
     "build_kill_plan",
     "build_msq_plan",
     "build_plan",

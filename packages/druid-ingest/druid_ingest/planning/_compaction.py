@@ -55,6 +55,10 @@ class CompactionPlan:
         return True
 
     @property
+    def runs_task(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> None:
         return None  # no input source to probe, never an append: the probe and the evidence have nothing to read
 

@@ -54,6 +54,10 @@ class KillPlan:
         return False  # it deletes: no segment for the handoff gate to wait for
 
     @property
+    def runs_task(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> None:
         return None
 

@@ -83,6 +83,10 @@ class MsqPlan:
         return True
 
     @property
+    def runs_task(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> None:
         return None
 

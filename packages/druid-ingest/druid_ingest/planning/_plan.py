@@ -62,6 +62,10 @@ class IngestionPlan:
         return True
 
     @property
+    def runs_task(self) -> bool:
+        return True
+
+    @property
     def task_spec(self) -> dict[str, Any]:
         return self.spec
 

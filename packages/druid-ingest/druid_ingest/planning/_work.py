@@ -3,8 +3,8 @@
 A plan is an immutable value built (and checked) before any HTTP. ``ensure_submitted`` asks it for the request
 that starts an attempt; the input probe, the failed-attempt evidence and the handoff gate read its datasource,
 intervals and mode; the faces log :meth:`Plan.describe` and size pools from :attr:`Plan.peak_slots`. Native batch
-ingestion (``IngestionPlan``), MSQ (``MsqPlan``), compaction (``CompactionPlan``) and kill (``KillPlan``) are its
-implementations; a new kind of work is one more.
+ingestion (``IngestionPlan``), MSQ (``MsqPlan``), compaction (``CompactionPlan``), kill (``KillPlan``) and drop
+(``DropPlan``, the one that is not a task) are its implementations; a new kind of work is one more.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["NATIVE_TASK_PATH", "Plan", "WorkKind"]
 #: the Overlord's task submission path (druid-contract §submit): a native task spec with its pinned ``id``
 NATIVE_TASK_PATH = "/druid/indexer/v1/task"
 #: which kind of Druid work a plan is: how faces name it (asset metadata, lineage)
-WorkKind = Literal["native", "msq", "compaction", "kill"]
+WorkKind = Literal["native", "msq", "compaction", "kill", "drop"]
 
 
 class Plan(Protocol):
@@ -62,6 +62,11 @@ class Plan(Protocol):
     @property
     def publishes(self) -> bool:
         """Its task publishes segments the handoff gate then waits to see served (False: a kill deletes)."""
+        ...
+
+    @property
+    def runs_task(self) -> bool:
+        """It starts a Druid task (to adopt on retry and wait for); False: one request does the work (a drop)."""
         ...
 
     @property

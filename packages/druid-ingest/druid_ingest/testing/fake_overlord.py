@@ -294,6 +294,26 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
     return json_response({"leader": True})  # druid-contract §submit: leader -> 200 {"leader": true}
 
 
+async def post_mark_unused(ctx: Ctx) -> web.Response:
+    """``OverlordDataSourcesResource.markSegmentsAsUnused`` (served by Druid 33 already; the Coordinator's path is
+    deprecated and, from Druid 34, redirects here): ``{"interval"}`` marks the used segments *inside* it unused.
+    Druid 33 answers ``{"numChangedSegments": n, "segmentStateChanged": n > 0}`` (observed, also for an unknown
+    datasource). DATASOURCE WRITE."""
+    require_write(ctx)
+    ok, payload = _body_json(ctx)
+    interval = payload.get("interval") if ok and isinstance(payload, dict) else None
+    if not isinstance(interval, str):
+        # SegmentsToUpdateFilter.INVALID_PAYLOAD_ERROR_MESSAGE; segment ids are not modelled here
+        return text_response("Invalid request payload. Specify either 'interval' or 'segmentIds', but not both. "
+                             "Optionally, include 'versions' only when 'interval' is provided.", 400,
+                             content_type="application/json")
+    try:
+        changed = ctx.state.mark_unused(ctx.params["ds"], parse_interval(interval))
+    except ValueError as exc:
+        return legacy_error(400, str(exc))
+    return json_response({"numChangedSegments": changed, "segmentStateChanged": changed > 0})
+
+
 async def get_leader(ctx: Ctx) -> web.Response:
     return text_response(ctx.fake.url, 200, content_type="application/json")  # RECORDED.md §11: JSON type
 
@@ -314,6 +334,7 @@ ROUTES = [
     ("POST", rf"{V1}/taskStatus", post_task_status),
     ("POST", rf"{V1}/activeLocks", post_active_locks),
     ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/shutdownAllTasks", post_shutdown_all),
+    ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/markUnused", post_mark_unused),
     ("GET", rf"{V1}/tasks", get_tasks),
     ("GET", rf"{V1}/runningTasks", _fixed_list("running")),
     ("GET", rf"{V1}/pendingTasks", _fixed_list("pending")),

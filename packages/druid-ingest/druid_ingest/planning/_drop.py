@@ -1,0 +1,92 @@
+"""Dropping one interval of a datasource (marking its segments unused) as a :class:`~druid_ingest.planning.Plan`.
+
+The retention step before a kill: Druid stops serving the interval (the Coordinator unloads its segments, the
+Broker stops routing to them) but keeps them in deep storage until a kill. Druid 33 already serves the segment
+write APIs on the Overlord (``OverlordDataSourcesResource``: ``POST /druid/indexer/v1/datasources/{ds}/markUnused``),
+where Druid 34 moved them for good (the Coordinator paths only redirect there), so one path serves every version
+this package supports. It marks only segments *contained* in the interval (``markSegmentsWithinIntervalAsUnused``);
+the drop operation refuses an interval that cuts a segment, which would stay served.
+
+It is not a task: nothing to adopt, and a retry re-sends a request that changes nothing the second time
+(:attr:`DropPlan.runs_task` is False). Its gate waits until nothing in the interval is served (``ops/_drop.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from druid_ingest.planning._ids import base_task_id, canonical_interval
+from druid_ingest.planning._work import WorkKind
+from druid_ingest.planning.spec.intervals import parse_interval
+from druid_ingest.wire import Request, SpecProblem, SpecValidationError, seg
+
+__all__ = ["DropPlan", "build_drop_plan"]
+
+#: the Overlord's segment write API (Druid 33 and later)
+OVERLORD_DATASOURCES = "/druid/indexer/v1/datasources"
+
+
+@dataclass(frozen=True)
+class DropPlan:
+    """A valid drop of one interval. Build it with :func:`build_drop_plan`."""
+
+    datasource: str
+    intervals: tuple[str, ...]
+    base_task_id: str
+    peak_slots: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> WorkKind:
+        return "drop"
+
+    @property
+    def mode(self) -> str:
+        return "DROP"
+
+    @property
+    def append(self) -> bool:
+        return False
+
+    @property
+    def probes_input(self) -> bool:
+        return False
+
+    @property
+    def publishes(self) -> bool:
+        return False
+
+    @property
+    def runs_task(self) -> bool:
+        return False  # one request: nothing to adopt, nothing to wait for but the unloading
+
+    @property
+    def task_spec(self) -> None:
+        return None
+
+    def describe(self) -> str:
+        return (f"DROP {', '.join(self.intervals)} of {self.datasource!r}: mark its segments unused, so Druid stops "
+                f"serving them (deep storage keeps them until a kill); name {self.base_task_id}")
+
+    def submit_request(self, task_id: str) -> Request:
+        """The Overlord's ``markUnused`` for the interval (``task_id`` only names the drop in logs)."""
+        path = f"{OVERLORD_DATASOURCES}/{seg(self.datasource, 'datasource')}/markUnused"
+        return Request("POST", "overlord", path, json_body={"interval": self.intervals[0]})
+
+
+def build_drop_plan(datasource: str, interval: str, *, idempotency_key: str | None = None) -> DropPlan:
+    """Check a drop of ``interval`` of ``datasource`` (no HTTP); every problem named with its field."""
+    problems: list[SpecProblem] = []
+    if not isinstance(datasource, str) or not datasource.strip():
+        problems.append(SpecProblem("datasource", "is empty", value=datasource, valid="the datasource to drop from"))
+    try:
+        parse_interval(interval)
+    except ValueError as exc:
+        problems.append(SpecProblem("interval", str(exc), value=interval,
+                                    valid="one ISO interval, e.g. 2026-01-01/2026-02-01"))
+    if problems:
+        raise SpecValidationError(problems, subject="drop request")
+    canonical = canonical_interval(interval)
+    name = base_task_id({"type": "drop", "dataSource": datasource, "interval": canonical}, datasource, [canonical],
+                        idempotency_key, "drop")
+    return DropPlan(datasource, (canonical,), name)

@@ -1,0 +1,71 @@
+"""Drop on the Plan seam: mark one interval unused (the Overlord's markUnused), green only once nothing in it is
+served; checked before any HTTP, safe to retry, and refused when it would cut a segment that then stays served."""
+
+from __future__ import annotations
+
+import pytest
+from druid_ingest.planning import build_drop_plan
+from druid_ingest.testing import FakeDruid
+from druid_ingest.wire import DruidUsageError, SpecValidationError
+
+from tests.druid_ingest.sample_specs import day_spec
+
+DS = "events_web"
+DAY = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
+NEXT = "2026-11-02T00:00:00.000Z/2026-11-03T00:00:00.000Z"
+
+
+def test_every_problem_is_named_before_any_http() -> None:
+    with pytest.raises(SpecValidationError, match="invalid drop request") as refused:
+        build_drop_plan(" ", "yesterday")
+    assert [p.path for p in refused.value.problems] == ["datasource", "interval"]
+
+
+def test_the_plan_is_one_request_not_a_task() -> None:
+    plan = build_drop_plan(DS, "2026-11-01/2026-11-02")
+    assert plan == build_drop_plan(DS, DAY)  # one name for the same instants
+    assert (plan.kind, plan.mode, plan.runs_task, plan.publishes, plan.peak_slots) == ("drop", "DROP", False, False, 0)
+    request = plan.submit_request(plan.base_task_id)
+    assert (request.method, request.service, request.path, request.json_body) == (
+        "POST", "overlord", f"/druid/indexer/v1/datasources/{DS}/markUnused", {"interval": DAY})
+
+
+@pytest.fixture()
+def fake(fake_druid_factory) -> FakeDruid:
+    return fake_druid_factory(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0)
+
+
+def ingest_days(client, *days: str) -> None:
+    for day in days:
+        client.ingest(day_spec(day), task_timeout=20, handoff_timeout=20)
+
+
+def test_a_drop_unserves_the_day_leaves_the_next_and_a_retry_changes_nothing(fake: FakeDruid, make_client) -> None:
+    client = make_client(fake.url)
+    ingest_days(client, "2026-11-01", "2026-11-02")
+    plan = build_drop_plan(DS, DAY)
+    lines: list[str] = []
+    first = client.drop(plan, timeout=20, on_progress=lines.append)
+    assert (first.marked, first.interval) == (1, DAY) and "nothing in the interval is served" in first.detail
+    served = fake.served_segment_ids(DS)
+    assert not [i for i in served if "2026-11-01T" in i] and [i for i in served if "2026-11-02T" in i]  # next day kept
+    again = client.drop(plan, timeout=20)  # a retried or cleared task
+    assert again.marked == 0 and again.interval == DAY
+
+
+def test_an_interval_that_cuts_a_served_segment_is_refused_and_nothing_is_marked(fake: FakeDruid,
+                                                                                 make_client) -> None:
+    month = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
+    fake.preload_segments(DS, month, "2026-11-20T00:00:00.000Z", 1)
+    client = make_client(fake.url)
+    with pytest.raises(DruidUsageError, match="would leave 1 segment\\(s\\) served") as refused:
+        client.drop(build_drop_plan(DS, DAY), timeout=5)
+    assert f"Drop {month}" in str(refused.value) and "nothing was marked unused" in str(refused.value)
+    assert len(fake.served_segment_ids(DS)) == 1
+
+
+def test_a_drop_is_not_submitted_as_a_task(fake: FakeDruid, make_client) -> None:
+    client = make_client(fake.url)
+    with pytest.raises(DruidUsageError, match="is not a Druid task"):
+        client.ensure_submitted(build_drop_plan(DS, DAY))
+    assert not fake.requests_matching("POST", "/druid/indexer/v1/task")
