@@ -48,8 +48,12 @@ class DruidDropOperator(DruidPlanOperator):
                  **kwargs: Any) -> None:
         super().__init__(datasource=datasource, **kwargs)
         self.unserved_timeout = float(unserved_timeout)
-        self.schedule = PollSchedule(float(poll_interval), float(max_poll_interval))
+        self.poll_interval, self.max_poll_interval = float(poll_interval), float(max_poll_interval)
         self.deferrable = default_deferrable() if deferrable is None else deferrable
+
+    @property
+    def _schedule(self) -> PollSchedule:
+        return PollSchedule(self.poll_interval, self.max_poll_interval)
 
     def build_plan(self, context: Context) -> DropPlan:
         from druid_ingest.planning import build_drop_plan
@@ -67,7 +71,7 @@ class DruidDropOperator(DruidPlanOperator):
                 marked = client.mark_dropped(plan)
                 self.log.info("%s: %d segment(s) marked unused now", plan.describe(), marked)
                 if not self.deferrable:
-                    result = client.watch_unserved(plan, marked, self.unserved_timeout, self.schedule,
+                    result = client.watch_unserved(plan, marked, self.unserved_timeout, self._schedule,
                                                    lambda line: self.log.info("%s", line))
                     self.log.info("%s", result.detail)
                     return result.detail
@@ -79,7 +83,7 @@ class DruidDropOperator(DruidPlanOperator):
 
         self.defer(
             trigger=DruidUnservedTrigger(plan.datasource, plan.intervals[0], plan.base_task_id, marked,
-                                         **wait_kwargs(self.druid_conn_id, self.unserved_timeout, self.schedule,
+                                         **wait_kwargs(self.druid_conn_id, self.unserved_timeout, self._schedule,
                                                        self.http_retry)),
             method_name="execute_complete",
             timeout=timedelta(seconds=self.unserved_timeout + DEFER_GRACE),

@@ -77,7 +77,8 @@ def test_example_dags_import_cleanly():
 
     bag = DagBag(dag_folder=str(REPO / "dags"))
     assert bag.import_errors == {}
-    assert {"example_druid_daily", "example_druid_split", "example_druid_check"} <= set(bag.dag_ids)
+    assert {"example_druid_daily", "example_druid_split", "example_druid_check", "example_druid_retention",
+            "example_druid_compact_monthly"} <= set(bag.dag_ids)
     ingest = bag.dags["example_druid_daily"].get_task("ingest_events_web")
     assert ingest.pool == "druid_ingest" and ingest.pool_slots == 3  # supervisor + 2 subtasks
     check = bag.dags["example_druid_check"].get_task("check_row_count")
@@ -292,3 +293,29 @@ def test_taskflow_dag_parses_and_ingests_the_computed_spec_through_the_deferred_
     assert sent["tuningConfig"]["maxNumConcurrentSubTasks"] == 1  # no files landed in the test's folder
     assert any(r.path.startswith("/druid/coordinator/v1/metadata/datasources/taskflow_events_web") for r in
                druid_conn.requests), "the decorated task must have gated on handoff"
+
+
+def test_retention_dag_drops_then_kills_the_aged_day_only(druid_conn, trigger_runs):
+    aged, kept = "2026-08-03/2026-08-04", "2026-08-04/2026-08-05"  # the run's day 2026-11-01 less 90 days
+    druid_conn.preload_segments("events_web", aged, "2026-08-10T00:00:00.000Z")
+    druid_conn.preload_segments("events_web", kept, "2026-08-10T00:00:00.000Z")
+    dr = run_dag(example_dag("example_druid_retention"))
+    assert dr.state == "success", ti_states(dr)
+    assert trigger_runs == ["DruidUnservedTrigger", "DruidIngestionTrigger"]  # both waited in the triggerer
+    left = druid_conn.segment_ids("events_web")
+    assert len(left) == 1 and "2026-08-04T00:00:00.000Z" in left.pop()  # the aged day is gone for good
+    kills = [r for r in druid_conn.requests if r.method == "POST" and r.path == TASK]
+    assert [r.json["interval"] for r in kills] == ["2026-08-03T00:00:00.000Z/2026-08-04T00:00:00.000Z"]
+
+
+def test_compact_monthly_dag_compacts_the_runs_month_and_waits_for_it_to_be_served(druid_conn, trigger_runs):
+    # dag.test at 2026-11-02 runs the monthly timetable's last complete month: October
+    druid_conn.preload_segments("events_web", "2026-10-05/2026-10-06", "2026-10-06T00:00:00.000Z")
+    dag = example_dag("example_druid_compact_monthly")
+    dr = run_dag(dag)
+    assert dr.state == "success", ti_states(dr)
+    assert trigger_runs == ["DruidIngestionTrigger"]  # the task and its handoff gate, deferred
+    [post] = [r for r in druid_conn.requests if r.method == "POST" and r.path == TASK]
+    assert post.json["type"] == "compact" and post.json["granularitySpec"]["segmentGranularity"] == "MONTH"
+    assert post.json["ioConfig"]["inputSpec"]["interval"] == "2026-10-01T00:00:00.000Z/2026-11-01T00:00:00.000Z"
+    assert [i for i in druid_conn.served_segment_ids("events_web") if "_2026-10-01T00:00:00.000Z_2026-11-01" in i]
