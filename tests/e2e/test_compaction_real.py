@@ -9,6 +9,7 @@ import time
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.planning import build_compaction_plan
+from druid_ingest.wire import DruidTaskFailedError
 
 from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
 
@@ -57,3 +58,12 @@ def test_a_day_to_month_compaction_is_adopted_on_retry_and_green_once_the_month_
                                         {"type": "VARCHAR", "value": plan.base_task_id + "%"}])
     assert tasks[0]["n"] == 1
     assert {day: day_counts(real, DS, day) for day in DAYS} == before  # the same rows, re-stored
+
+
+def test_nothing_to_compact_fails_before_it_runs_with_druids_words(real: DruidClient) -> None:
+    """Druid 33 fails a compaction of an interval without used segments while it waits to be ready; the fake
+    Druid models the same (tests/druid_ingest/planning/test_compaction_plan.py)."""
+    plan = build_compaction_plan(DS, "2020-01-01/2020-02-01", segment_granularity="MONTH",
+                                 idempotency_key=str(time.time_ns()))
+    with pytest.raises(DruidTaskFailedError, match="No segments found for compaction"):
+        real.ingest(plan, task_timeout=300, handoff_timeout=300, schedule=POLL)

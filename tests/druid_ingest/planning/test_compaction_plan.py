@@ -9,7 +9,7 @@ import time
 import pytest
 from druid_ingest.planning import build_compaction_plan
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import SpecValidationError
+from druid_ingest.wire import DruidTaskFailedError, SpecValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -69,3 +69,13 @@ def test_a_day_to_month_compaction_is_adopted_on_retry_and_green_only_once_the_m
     month = [s["identifier"] for s in fake.task(first.task_id).segments]
     assert [s["interval"] for s in fake.task(first.task_id).segments] == [MONTH]
     assert set(month) <= set(fake.served_segment_ids(DS))  # green means the compacted version is served
+
+
+def test_nothing_to_compact_fails_with_druids_own_words(fake: FakeDruid, make_client) -> None:
+    """Druid 33 fails a compaction whose interval holds no used segment before it runs (observed on the dev
+    cluster: "No segments found for compaction..."); the fake does the same, and the error carries it."""
+    client = make_client(fake.url)
+    plan = build_compaction_plan(DS, "2026-11-01/2026-12-01", segment_granularity="MONTH")
+    with pytest.raises(DruidTaskFailedError, match="No segments found for compaction"):
+        client.ingest(plan, task_timeout=20, handoff_timeout=20)
+    assert fake.task(plan.base_task_id).start_at is None  # failed while waiting to be ready: never ran

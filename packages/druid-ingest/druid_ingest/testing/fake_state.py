@@ -246,6 +246,12 @@ class ClusterState:
                     and task.ingestion_state != "SEGMENT_AVAILABILITY_WAIT" and task.end_at <= t:
                 self._complete_run(task, t)
             elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t \
+                    and task.parsed.type == "compact" and not self._compactable(task):
+                # Druid 33 (observed; CompactionTask.isReady finds no segment to lock): FAILED, never run
+                self._finish(task, t, "FAILED", "Encountered error[No segments found for compaction. Please check "
+                             "that datasource name and interval are correct.] while waiting for task to be ready. "
+                             "See Overlord logs for more details.")
+            elif task.is_active and task.runner_state == "WAITING" and task.pending_at <= t \
                     and can_lock(self.index, task):
                 self._lock(task, t)  # isReady got its locks: handed to the runner, waiting for a slot
         for seg in self.segments:
@@ -336,6 +342,11 @@ class ClusterState:
                 self._finish(task, t, "SUCCESS", None)
             return
         self._finish(task, t, "SUCCESS", None)
+
+    def _compactable(self, task: FakeTask) -> bool:
+        """A used segment of the task's datasource overlaps its interval (what a compaction locks and reads)."""
+        return any(s.used and s.datasource == task.datasource and overlaps(s.interval, i)
+                   for s in self.segments for i in task.parsed.intervals)
 
     def _finish(self, task: FakeTask, t: float, state: str, error: str | None) -> None:
         self.index.finished(task, self._need(task))
