@@ -1,0 +1,32 @@
+"""The retention op: drop, then kill, the partition's window ``keep_days`` back, against the fake Druid."""
+
+import dagster as dg
+import pytest
+from dagster_druid_ingest import daily_partitions, druid_retention_op
+from druid_ingest.testing import FakeDruid
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_the_aged_day_is_dropped_then_killed_and_the_next_one_stays(fake_druid: FakeDruid, druid) -> None:
+    fake_druid.preload_segments("dg_ret", "2026-08-03/2026-08-04", "2026-08-10T00:00:00.000Z")
+    fake_druid.preload_segments("dg_ret", "2026-08-04/2026-08-05", "2026-08-10T00:00:00.000Z")
+
+    @dg.job(partitions_def=daily_partitions("2026-11-01"))
+    def retention_job() -> None:
+        druid_retention_op("retention", datasource="dg_ret", keep_days=90)()
+
+    result = retention_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid})
+    assert result.success
+    assert result.output_for_node("retention") == "2026-08-03T00:00:00Z/2026-08-04T00:00:00Z"
+    left = fake_druid.segment_ids("dg_ret")
+    assert len(left) == 1 and "2026-08-04T00:00:00.000Z" in left.pop()  # the aged day is gone for good
+    again = retention_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid})
+    assert again.success  # a re-run: nothing left to drop, the kill adopted
+    [output] = [e.event_specific_data.metadata for e in again.all_events if e.event_type_value == "STEP_OUTPUT"]
+    assert output["marked_unused"].value == 0 and output["kill_state"].value == "SUCCESS"
+
+
+def test_keep_days_below_one_fails_at_definition() -> None:
+    with pytest.raises(dg.DagsterInvalidDefinitionError, match="keep_days: must be at least 1"):
+        druid_retention_op("retention", datasource="dg_ret", keep_days=0)
