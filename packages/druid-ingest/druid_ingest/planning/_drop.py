@@ -3,8 +3,9 @@
 The retention step before a kill: Druid stops serving the interval (the Coordinator unloads its segments, the
 Broker stops routing to them) but keeps them in deep storage until a kill. Druid 33 already serves the segment
 write APIs on the Overlord (``OverlordDataSourcesResource``: ``POST /druid/indexer/v1/datasources/{ds}/markUnused``),
-whose javadoc calls the Coordinator's copies deprecated, so one path serves every version this package supports. It marks only segments *contained* in the interval (``markSegmentsWithinIntervalAsUnused``);
-the drop operation refuses an interval that cuts a segment, which would stay served.
+whose javadoc calls the Coordinator's copies deprecated, so one path serves every version this package supports.
+It marks only segments *contained* in the interval (``markSegmentsWithinIntervalAsUnused``); the drop operation
+refuses an interval that cuts a segment, which would stay served.
 
 It is not a task: nothing to adopt, and a retry re-sends a request that changes nothing the second time
 (:attr:`DropPlan.runs_task` is False). Its gate waits until nothing in the interval is served (``ops/_drop.py``).
