@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -83,15 +85,18 @@ class DruidWaitTrigger(BaseTrigger):
         """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
         trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``).
 
-        A candidate client is built in a thread: the first one in a triggerer imports aiohttp and the core's waits
-        (a quarter of a second or more) and may load TLS certificates; none of that may block the event loop that
-        every other trigger shares. When one is already shared, the candidate is dropped unused."""
+        The client is built in a thread, and only by the wait that finds none: the first one in a triggerer imports
+        aiohttp and the core's waits (a quarter of a second or more) and may load TLS certificates; none of that may
+        block the event loop that every other trigger shares. Nothing but the config and the retry policy (the
+        shared client's key) stays in this frame while the wait runs: no hook, no unused client."""
         hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
-        config = await hook.aget_config()
-        candidate = await asyncio.to_thread(_build_client, config, hook.retry)
+        config, retry = await hook.aget_config(), hook.retry
+        del hook
+        if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
+            await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
         from druid_ingest.clients import shared_client
 
-        async with shared_client(config, hook.retry, make=lambda: candidate) as client:
+        async with shared_client(config, retry, make=lambda: asyncio.to_thread(_build_client, config, retry)) as client:
             yield client
 
     def _log_shared_reads(self, client: AsyncDruidClient) -> None:

@@ -13,7 +13,7 @@ import socket
 import ssl
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -238,16 +238,18 @@ _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Cluster
 
 @contextlib.asynccontextmanager
 async def shared_client(
-    config: ClusterConfig, retry: RetryPolicy | None = None, *, make: Callable[[], AsyncDruidClient] | None = None
+    config: ClusterConfig, retry: RetryPolicy | None = None, *,
+    make: Callable[[], Awaitable[AsyncDruidClient]] | None = None,
 ) -> AsyncIterator[AsyncDruidClient]:
     """The event loop's one client for this cluster (one aiohttp session, one poller), for as long as any user
-    holds it; closed when the last one leaves. ``make`` builds it when none exists (e.g. in a thread)."""
+    holds it; closed when the last one leaves. ``make`` builds it, only when none exists (e.g. in a thread:
+    ``lambda: asyncio.to_thread(...)``), so the waits that find one build nothing."""
     loop = asyncio.get_running_loop()
     key = (config, retry or RetryPolicy())
     clients = _SHARED.setdefault(loop, {})
     entry = clients.get(key)
     if entry is None:
-        client = make() if make is not None else AsyncDruidClient(config, retry, shared=True)
+        client = await make() if make is not None else AsyncDruidClient(config, retry, shared=True)
         entry = clients.setdefault(key, _Shared(client))
         if entry.client is not client:
             await client.close()
