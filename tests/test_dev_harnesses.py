@@ -184,6 +184,10 @@ source {ROOT / 'dev/lib.sh'}
 sleep 60 & polite=$!
 bash -c 'trap "" TERM; sleep 60' & stubborn=$!
 echo $polite > {tmp_path}/polite.pid
+# a signal that reaches a forked child before it has exec'd its command is lost (bash's own handler catches it),
+# so wait until each runs: sleep for the polite one, TERM ignored for the stubborn one
+until [[ "$(pid_cmdline $polite)" == "sleep 60 " ]]; do sleep 0.05; done
+until (( 0x$(awk '/^SigIgn/ {{print $2}}' /proc/$stubborn/status) & 0x4000 )); do sleep 0.05; done
 [[ "$(live_pid {tmp_path}/polite.pid)" == "$polite" ]] || {{ echo "live_pid missed $polite"; exit 1; }}
 stop_pid $polite polite TERM 5
 stop_pid $stubborn stubborn TERM 1
