@@ -11,6 +11,8 @@ from druid_ingest.api._models import DataServer, HandoffTarget, Segment
 from druid_ingest.ops.gate.timeline import IntervalIndex, format_instant
 from druid_ingest.ops.gate.verdict import broker_lag, chunk_targets, empty_publish, evaluate, loading_note
 
+from tests.druid_ingest.ops.test_timeline_pure import hour, seg
+
 OLD = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"
 MINE = "2026-11-29T10:00:01.500Z"
@@ -18,14 +20,6 @@ CEILING = "2026-11-29T10:00:01.504Z"
 NEWER = "2026-11-29T11:00:00.000Z"
 NEWEST = "2026-11-29T12:00:00.000Z"
 DAY = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
-
-
-def hour(h: int) -> str:
-    return f"2026-11-01T{h:02d}:00:00.000Z/2026-11-01T{h + 1:02d}:00:00.000Z"
-
-
-def seg(interval: str, version: str, part: int = 0, core: int = 1, tomb: bool = False) -> Segment:
-    return Segment(f"ds_{interval}_{version}_{part}", interval, version, part, tomb, core_partitions=core)
 
 
 def target(**kw) -> HandoffTarget:
