@@ -6,6 +6,7 @@ the checkout."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 from pathlib import Path
 
@@ -184,8 +185,7 @@ source {ROOT / 'dev/lib.sh'}
 sleep 60 & polite=$!
 bash -c 'trap "" TERM; sleep 60' & stubborn=$!
 echo $polite > {tmp_path}/polite.pid
-# a signal that reaches a forked child before it has exec'd its command is lost (bash's own handler catches it),
-# so wait until each runs: sleep for the polite one, TERM ignored for the stubborn one
+# wait until each runs its command: sleep for the polite one, TERM ignored for the stubborn one
 until [[ "$(pid_cmdline $polite)" == "sleep 60 " ]]; do sleep 0.05; done
 until (( 0x$(awk '/^SigIgn/ {{print $2}}' /proc/$stubborn/status) & 0x4000 )); do sleep 0.05; done
 [[ "$(live_pid {tmp_path}/polite.pid)" == "$polite" ]] || {{ echo "live_pid missed $polite"; exit 1; }}
@@ -196,7 +196,11 @@ live_pid {tmp_path}/polite.pid && {{ echo "live_pid still sees $polite"; exit 1;
 live_pid {tmp_path}/missing.pid && exit 1
 echo done
 """
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    # An ignored signal stays ignored across exec, and bash cannot un-ignore one it started with: a library in the
+    # same pytest worker that ignores SIGTERM made the "polite" sleep ignore it too (reproduced by running this test
+    # from a process that ignores SIGTERM). The child starts with TERM at its default.
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"stopped polite \(pid \d+\)$", done.stderr, re.M), done.stderr
     assert re.search(r"stopped stubborn \(pid \d+, SIGKILL after 1s\)", done.stderr), done.stderr
