@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from druid_ingest.planning import build_drop_plan
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import DruidUsageError, SpecValidationError
+from druid_ingest.wire import DruidUsageError, PollSchedule, SpecValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -69,3 +69,44 @@ def test_a_drop_is_not_submitted_as_a_task(fake: FakeDruid, make_client) -> None
     with pytest.raises(DruidUsageError, match="is not a Druid task"):
         client.ensure_submitted(build_drop_plan(DS, DAY))
     assert not fake.requests_matching("POST", "/druid/indexer/v1/task")
+
+
+def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day(fake: FakeDruid, make_client) -> None:
+    """Druid unloads at its next Coordinator run and the Broker hears of it after that: the first two inventory
+    looks still list the day's segment, then the Broker still routes to it once; only then is the drop green."""
+    import json
+
+    from druid_ingest.testing import Fault
+
+    client = make_client(fake.url)
+    ingest_days(client, "2026-11-01")
+    [segment] = fake.served_segment_ids(DS)
+    fake.add_fault(Fault(method="GET", path=r"/coordinator/v1/datasources/events_web/intervals/", kind="status",
+                         status=200, body=json.dumps([segment]), content_type="application/json", times=2))
+    candidate = [{"interval": DAY, "version": "2026-12-01T00:00:00.000Z", "partitionNumber": 0, "size": 100,
+                  "locations": [{"name": "h1:8083", "host": "h1:8083", "type": "historical", "tier": "_default_tier",
+                                 "priority": 0}]}]
+    fake.add_fault(Fault(method="GET", path=r"/druid/v2/datasources/events_web/candidates", kind="status",
+                         status=200, body=json.dumps(candidate), content_type="application/json", times=1))
+    lines: list[str] = []
+    result = client.drop(build_drop_plan(DS, DAY), timeout=20, schedule=PollSchedule(0.01, 0.05),
+                         on_progress=lines.append)
+    assert result.marked == 1
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        f"1 segment(s) still served in {DAY}", f"1 segment(s) still served in {DAY}",
+        f"the Broker still routes queries of {DAY} to 1 segment(s)"]
+
+
+def test_a_drop_that_stays_served_times_out_naming_what_is_served(fake: FakeDruid, make_client) -> None:
+    import json
+
+    from druid_ingest.testing import Fault
+    from druid_ingest.wire import DruidWaitTimeoutError
+
+    client = make_client(fake.url)
+    ingest_days(client, "2026-11-01")
+    [segment] = fake.served_segment_ids(DS)
+    fake.add_fault(Fault(method="GET", path=r"/coordinator/v1/datasources/events_web/intervals/", kind="status",
+                         status=200, body=json.dumps([segment]), content_type="application/json", times=None))
+    with pytest.raises(DruidWaitTimeoutError, match=f"1 segment\\(s\\) still served in {DAY} at the deadline"):
+        client.drop(build_drop_plan(DS, DAY), timeout=0.3, schedule=PollSchedule(0.01, 0.05))
