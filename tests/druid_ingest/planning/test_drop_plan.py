@@ -81,6 +81,7 @@ def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day
     client = make_client(fake.url)
     ingest_days(client, "2026-11-01")
     [segment] = fake.served_segment_ids(DS)
+    fake.clear_requests()
     fake.add_fault(Fault(method="GET", path=r"/coordinator/v1/datasources/events_web/intervals/", kind="status",
                          status=200, body=json.dumps([segment]), content_type="application/json", times=2))
     candidate = [{"interval": DAY, "version": "2026-12-01T00:00:00.000Z", "partitionNumber": 0, "size": 100,
@@ -95,6 +96,8 @@ def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day
     assert [line.split(": ", 1)[1] for line in lines] == [
         f"1 segment(s) still served in {DAY}", f"1 segment(s) still served in {DAY}",
         f"the Broker still routes queries of {DAY} to 1 segment(s)"]
+    # the Broker is asked only once the Coordinator serves nothing there: the third and fourth looks
+    assert len(fake.requests_matching("GET", "/druid/v2/datasources/events_web/candidates")) == 2
 
 
 def test_a_drop_that_stays_served_times_out_naming_what_is_served(fake: FakeDruid, make_client) -> None:
