@@ -113,3 +113,26 @@ def test_a_drop_that_stays_served_times_out_naming_what_is_served(fake: FakeDrui
                          status=200, body=json.dumps([segment]), content_type="application/json", times=None))
     with pytest.raises(DruidWaitTimeoutError, match=f"1 segment\\(s\\) still served in {DAY} at the deadline"):
         client.drop(build_drop_plan(DS, DAY), timeout=0.3, schedule=PollSchedule(0.01, 0.05))
+
+
+def test_an_older_segment_the_drop_would_uncover_is_refused_too(fake: FakeDruid, make_client) -> None:
+    """A two-day segment under a newer day: markUnused of the day leaves the two-day one (not inside the day),
+    and with the newer day gone it is what queries read there again."""
+    fake.preload_segments(DS, "2026-10-31/2026-11-02", "2026-11-10T00:00:00.000Z")
+    fake.preload_segments(DS, DAY, "2026-11-20T00:00:00.000Z")
+    client = make_client(fake.url)
+    with pytest.raises(DruidUsageError, match="would leave 1 segment") as refused:
+        client.drop(build_drop_plan(DS, DAY), timeout=5)
+    text = str(refused.value)
+    assert "ds_" not in text and "2026-10-31T00:00:00.000Z_2026-11-02T00:00:00.000Z" in text
+    assert "Drop 2026-10-31T00:00:00.000Z/2026-11-02T00:00:00.000Z (the smallest interval holding them)" in text
+    assert len(fake.served_segment_ids(DS)) == 2  # nothing was marked
+
+
+def test_the_refusal_lists_five_segments_then_elides(fake: FakeDruid, make_client) -> None:
+    fake.preload_segments(DS, "2026-11-01/2026-12-01", "2026-11-20T00:00:00.000Z", partitions=7)
+    client = make_client(fake.url)
+    with pytest.raises(DruidUsageError) as refused:
+        client.drop(build_drop_plan(DS, DAY), timeout=5)
+    listed = str(refused.value).split("these reach outside it: ")[1].split(". Drop ")[0]
+    assert listed.endswith(" ...") and listed.count(", ") == 4 and "would leave 7 segment(s)" in str(refused.value)

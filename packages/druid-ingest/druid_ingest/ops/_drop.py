@@ -2,8 +2,9 @@
 nothing in it is served (the Coordinator's inventory lists no segment inside it and the Broker routes no query
 there). Green means a query of the interval reads no row.
 
-Why refuse a cut: Druid marks only segments *contained* in the interval, so a visible segment reaching outside it
-would stay served and its rows in the interval readable; the drop names it and the interval that would hold it.
+Why refuse a cut: Druid marks only segments *contained* in the interval, so a segment reaching outside it stays
+used: if it is visible in the interval once the segments inside are gone (now, or an older version the dropped
+one overshadowed), its rows there stay readable. The drop names it and the interval that would hold it.
 An ingestion writing the interval meanwhile (Druid calls mixing the two undefined) shows as a segment still
 served, so the wait never goes green on it: it times out naming what is still served.
 """
@@ -48,10 +49,11 @@ def _contained(inner: str, outer: str) -> bool:
 
 
 def cut_segments(used: list[Segment], interval: str) -> list[Segment]:
-    """The visible data segments reaching outside ``interval``: markUnused would leave them served."""
-    pieces = visible(used, [interval])
-    cut = {s.segment_id: s for p in pieces if not p.tombstone_only for s in p.segments
-           if not _contained(s.interval, interval)}
+    """The data segments queries would still read in ``interval`` after the drop: those reaching outside it
+    (markUnused leaves them) that are visible there once the segments inside it are gone, whether they are
+    visible now or come back from under a newer version the drop removes."""
+    staying = [s for s in used if not _contained(s.interval, interval)]
+    cut = {s.segment_id: s for p in visible(staying, [interval]) if not p.tombstone_only for s in p.segments}
     return sorted(cut.values(), key=lambda s: s.segment_id)
 
 
