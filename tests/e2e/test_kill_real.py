@@ -5,14 +5,17 @@ the kill; a day still used is never touched; a kill queued behind an ingestion's
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.planning import build_drop_plan, build_kill_plan
+from druid_ingest.wire import DruidUsageError
 
 from tests.net import free_port
 
@@ -103,3 +106,34 @@ def test_a_kill_queued_behind_an_ingestion_names_the_lock_holder(real: DruidClie
         assert real.wait_for_task(ingestion, timeout=300, schedule=POLL).state == "SUCCESS"
     finally:
         server.shutdown()
+
+
+def test_a_drop_that_would_uncover_an_older_version_is_refused_and_marks_nothing(
+        real: DruidClient, druid_url: str, spec_template, events_dir, expected) -> None:
+    """Druid 33: a two-day segment (segmentGranularity ALL over two days) under a newer DAY replace of its first
+    day. markUnused of that day would leave the two-day segment (not inside the day), and queries would read its
+    older rows there again: the drop refuses before marking anything, and the day still reads the newer rows."""
+    ds, first, second = f"e2e_drop_uncover_{time.time_ns()}", "2026-11-02", "2026-11-03"
+    both = build(spec_template, events_dir, first, ds)
+    both["spec"]["dataSchema"]["granularitySpec"].update(segmentGranularity="ALL", intervals=[f"{first}/2026-11-04"])
+    both["spec"]["ioConfig"]["inputSource"]["baseDir"] = str(events_dir)  # every day's folder: Druid keeps two
+    _o, _s, _f, older = ingest(real, both)
+    assert older.state == "loaded", older
+    _o, _s, _f, newer = ingest(real, build(spec_template, events_dir, first, ds))
+    assert newer.state == "loaded" and newer.version, newer
+    before = used_ids(druid_url, ds)
+    with pytest.raises(DruidUsageError, match="would leave 1 segment") as refused:
+        real.drop(build_drop_plan(ds, f"{first}/{second}"), timeout=60, schedule=POLL)
+    assert "2026-11-02T00:00:00.000Z_2026-11-04T00:00:00.000Z" in str(refused.value), refused.value
+    assert used_ids(druid_url, ds) == before and len(before) > 1  # nothing was marked unused
+    assert day_counts(real, ds, first) == expected[first]
+
+
+def used_ids(druid_url: str, datasource: str) -> set[str]:
+    """The datasource's used segments, read from the metadata store (the Coordinator, through the Router)."""
+    request = urllib.request.Request(
+        f"{druid_url}/druid/coordinator/v1/metadata/datasources/{datasource}/segments?full",
+        data=json.dumps(["2026-10-01/2026-12-01"]).encode(), method="POST",
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        return {s["identifier"] for s in json.loads(answer.read() or b"[]")}
