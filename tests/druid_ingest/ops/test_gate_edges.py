@@ -135,3 +135,29 @@ def test_interval_index_with_a_segment_spanning_millennia_looks_from_the_beginni
     forever, day = seg("0001-01-01T00:00:00.000Z/9999-12-31T00:00:00.000Z", OLD), seg(DAY, MINE)
     index = IntervalIndex([day, forever])
     assert index.overlapping(hour(10)) == [forever, day]
+
+
+def test_the_never_pending_and_empty_texts_exactly() -> None:
+    mine = target(version_ceiling=CEILING)
+    chunks = chunk_targets(mine, [seg(DAY, MINE)])
+    never = evaluate(mine, chunks, set(), never={seg(DAY, MINE).segment_id})
+    assert never.detail == "load rules give these segments zero replicas (or drop them): they will never be served"
+    assert (never.expected, never.served, never.missing) == (1, 0, (seg(DAY, MINE).segment_id,))
+
+    pending = evaluate(mine, chunk_targets(mine, [seg(hour(0), MINE), seg(hour(1), MINE)]),
+                       {seg(hour(0), MINE).segment_id})
+    assert pending.detail == "1 of 2 segment(s) not served yet"
+    gone = chunk_targets(mine, [seg(hour(0), MINE), seg(hour(0), NEWER), seg(hour(1), MINE), seg(hour(1), NEWER)])
+    waiting = evaluate(mine, gone, set())
+    assert waiting.detail == (f"a later ingestion (version {NEWER}) replaced this task's data: 2 of 2 segment(s) "
+                              "not served yet")
+
+    tombs = [seg(hour(0), MINE, tomb=True)]
+    empty = target(version_ceiling=CEILING, task_message="No valid rows")
+    result = evaluate(empty, chunk_targets(empty, tombs), ids(tombs), empty=True)
+    assert result.detail == ("an empty replace (it published only tombstones): the interval's data is gone, its 1 "
+                             'segment(s) (tombstones) are served; Druid said: "No valid rows"')
+    quiet = target(version_ceiling=CEILING, rows_processed=0)
+    result = evaluate(quiet, chunk_targets(quiet, tombs), ids(tombs), empty=True)
+    assert result.detail == ("an empty replace (its report counts 0 rows): the interval's data is gone, its 1 "
+                             "segment(s) (tombstones) are served")
