@@ -61,3 +61,15 @@ def test_a_kill_queued_behind_an_ingestion_names_it_and_an_ordinary_wait_never_a
         assert client.wait_for_task(alone, 3600, PollSchedule(1, 30, 2)).state == "SUCCESS"
         assert len([r for r in fake.requests if r.path.endswith("/activeLocks")]) == 1  # its ceiling only
         client.close()
+
+
+def test_a_status_without_a_datasource_asks_nothing() -> None:
+    from druid_ingest.ops._lock_holders import lock_holders
+
+    op = lock_holders(TaskStatus("kill_1", "RUNNING", runner_state="WAITING"))
+    try:
+        request = next(op)
+    except StopIteration as done:
+        assert done.value == ""
+    else:
+        raise AssertionError(f"asked {request!r} without a datasource to ask about")
