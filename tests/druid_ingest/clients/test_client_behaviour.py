@@ -351,3 +351,24 @@ def test_failed_first_attempt_with_a_running_retry_adopts_the_retry(fake_druid: 
     assert (again.task_id, again.action, again.attempt, again.state) == (second.task_id, "adopted", 1, "RUNNING")
     assert posts(fake_druid) == []
     assert not [r for r in fake_druid.requests if r.path.endswith("/reports")]
+
+
+def test_every_submit_outcome_says_which_attempt_of_which_series_and_its_state(make_client) -> None:
+    """The outcome the faces log and push to XCom: submitted (RUNNING), adopted by the attempt lookup, and adopted
+    after a duplicate-id 400 (the lookup missed the task) each name the attempt, its state and the series' base id."""
+    from druid_ingest.planning import build_plan
+    from druid_ingest.testing import Fault
+
+    with FakeDruid(task_duration=5) as fake:
+        client = make_client(fake.url)
+        base = build_plan(day_spec()).base_task_id
+        first = client.ensure_submitted(day_spec())
+        assert (first.task_id, first.action, first.attempt, first.state, first.base_id) == (
+            base, "submitted", 0, "RUNNING", base)
+        again = client.ensure_submitted(day_spec())
+        assert (again.action, again.attempt, again.state, again.base_id) == ("adopted", 0, "RUNNING", base)
+        fake.add_fault(Fault(method="POST", path=r"/taskStatus$", kind="status", status=200, body="{}",
+                             content_type="application/json", times=1))
+        raced = client.ensure_submitted(day_spec())
+        assert (raced.task_id, raced.action, raced.attempt, raced.state, raced.base_id) == (
+            base, "adopted", 0, "RUNNING", base)

@@ -136,3 +136,20 @@ def test_count_sql_reads_intervals_as_utc_instants() -> None:
                       allow_unaligned=True)
     assert count_sql(plan).endswith(
         "WHERE (__time >= TIMESTAMP '2026-10-31 23:00:00.000' AND __time < TIMESTAMP '2026-11-01 23:00:00.000')")
+
+
+def test_a_racing_submitters_failed_append_is_weighed_before_the_next_attempt(fake_druid: FakeDruid,
+                                                                              make_client) -> None:
+    """Our attempt lookup missed a racing submitter's attempt 0, which FAILED after publishing, so our POST of it
+    gets Druid's duplicate-id 400: that attempt's evidence still decides the next one, and ``_r1`` is not sent
+    (mutation showed this path untested: forgetting the racing attempt would submit ``_r1`` and double the rows)."""
+    from druid_ingest.testing import Fault
+
+    client = make_client()
+    failed = first_attempt_fails(fake_druid, client, append_spec(), TaskPlan(failed_after_publish=True))
+    fake_druid.add_fault(Fault(method="POST", path=r"/taskStatus$", kind="status", status=200, body="{}",
+                               content_type="application/json", times=1))
+    with pytest.raises(DruidMayHavePublishedError) as info:
+        client.ensure_submitted(append_spec())
+    assert (info.value.task_id, info.value.next_id) == (failed, failed + "_r1")
+    assert [r.json["id"] for r in fake_druid.submit_requests()] == [failed]  # the duplicate-id POST, nothing more
