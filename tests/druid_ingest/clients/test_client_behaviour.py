@@ -365,6 +365,7 @@ def test_every_submit_outcome_says_which_attempt_of_which_series_and_its_state(m
         first = client.ensure_submitted(day_spec())
         assert (first.task_id, first.action, first.attempt, first.state, first.base_id) == (
             base, "submitted", 0, "RUNNING", base)
+        assert first.previous_attempt is None  # no earlier attempt: no line about one (not an empty warning)
         again = client.ensure_submitted(day_spec())
         assert (again.action, again.attempt, again.state, again.base_id) == ("adopted", 0, "RUNNING", base)
         fake.add_fault(Fault(method="POST", path=r"/taskStatus$", kind="status", status=200, body="{}",
