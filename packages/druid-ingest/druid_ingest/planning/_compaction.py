@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json
+from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._work import NATIVE_TASK_PATH, WorkKind
 from druid_ingest.planning.spec.buckets import Buckets, buckets_of
-from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.wire import Request, SpecProblem, SpecValidationError
 
 __all__ = ["CompactionPlan", "build_compaction_plan"]
@@ -93,15 +93,11 @@ def build_compaction_plan(
     ``maxNumConcurrentSubTasks``, ...); ``peak_slots`` follows ``maxNumConcurrentSubTasks`` (``k+1`` when k >= 2).
     Every problem is named with its field before anything is sent.
     """
-    problems: list[SpecProblem] = []
-    if not isinstance(datasource, str) or not datasource.strip():
-        problems.append(SpecProblem("datasource", "is empty", value=datasource, valid="the datasource to compact"))
-    try:
-        start, end = parse_interval(interval)
-    except ValueError as exc:
-        raise SpecValidationError([*problems, SpecProblem("interval", str(exc), value=interval,
-                                                          valid="one ISO interval, e.g. 2026-07-01/2026-08-01")],
-                                  subject="compaction request") from None
+    problems, bounds = one_interval_problems(datasource, interval, purpose="to compact",
+                                             example="2026-07-01/2026-08-01")
+    if bounds is None:
+        raise SpecValidationError(problems, subject="compaction request")
+    start, end = bounds
     buckets = buckets_of(segment_granularity) if segment_granularity is not None else None
     if isinstance(buckets, Buckets) and not (buckets.aligned(start) and buckets.aligned(end)):
         problems.append(SpecProblem(

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from druid_ingest.planning._ids import base_task_id, canonical_interval
+from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._work import WorkKind
-from druid_ingest.planning.spec.intervals import parse_interval
-from druid_ingest.wire import Request, SpecProblem, SpecValidationError, seg
+from druid_ingest.wire import Request, SpecValidationError, seg
 
 __all__ = ["DropPlan", "build_drop_plan"]
 
@@ -76,14 +76,7 @@ class DropPlan:
 
 def build_drop_plan(datasource: str, interval: str, *, idempotency_key: str | None = None) -> DropPlan:
     """Check a drop of ``interval`` of ``datasource`` (no HTTP); every problem named with its field."""
-    problems: list[SpecProblem] = []
-    if not isinstance(datasource, str) or not datasource.strip():
-        problems.append(SpecProblem("datasource", "is empty", value=datasource, valid="the datasource to drop from"))
-    try:
-        parse_interval(interval)
-    except ValueError as exc:
-        problems.append(SpecProblem("interval", str(exc), value=interval,
-                                    valid="one ISO interval, e.g. 2026-01-01/2026-02-01"))
+    problems, _ = one_interval_problems(datasource, interval, purpose="to drop from")
     if problems:
         raise SpecValidationError(problems, subject="drop request")
     canonical = canonical_interval(interval)

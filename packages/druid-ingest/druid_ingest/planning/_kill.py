@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json
+from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._work import NATIVE_TASK_PATH, WorkKind
-from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.wire import Request, SpecProblem, SpecValidationError
 
 __all__ = ["KillPlan", "build_kill_plan"]
@@ -90,14 +90,7 @@ def build_kill_plan(
     ``batch_size``: segments deleted per metadata transaction (Druid's default 100); ``limit``: at most this many
     segments in all. Every problem is named with its field before anything is sent.
     """
-    problems: list[SpecProblem] = []
-    if not isinstance(datasource, str) or not datasource.strip():
-        problems.append(SpecProblem("datasource", "is empty", value=datasource, valid="the datasource to clean up"))
-    try:
-        parse_interval(interval)
-    except ValueError as exc:
-        problems.append(SpecProblem("interval", str(exc), value=interval,
-                                    valid="one ISO interval, e.g. 2026-01-01/2026-02-01"))
+    problems, _ = one_interval_problems(datasource, interval, purpose="to clean up")
     _positive("batch_size", batch_size, problems)
     _positive("limit", limit, problems)
     if problems:
