@@ -76,19 +76,21 @@ def _refused(args: argparse.Namespace, exc: SpecValidationError) -> int:
 def cmd_compact(args: argparse.Namespace) -> int:
     from druid_ingest.planning import build_compaction_plan
 
-    try:
-        plan = build_compaction_plan(args.datasource, args.interval, segment_granularity=args.granularity,
-                                     idempotency_key=args.idempotency_key)
-    except SpecValidationError as exc:
-        return _refused(args, exc)
-    return run_plan(args, plan)
+    return _plan_and_run(args, lambda: build_compaction_plan(
+        args.datasource, args.interval, segment_granularity=args.granularity, idempotency_key=args.idempotency_key))
 
 
 def cmd_kill(args: argparse.Namespace) -> int:
     from druid_ingest.planning import build_kill_plan
 
+    return _plan_and_run(args, lambda: build_kill_plan(args.datasource, args.interval,
+                                                       idempotency_key=args.idempotency_key))
+
+
+def _plan_and_run(args: argparse.Namespace, build: Callable[[], Any]) -> int:
+    """Build a plan (a refusal is printed, nothing sent), then :func:`run_plan` it."""
     try:
-        plan = build_kill_plan(args.datasource, args.interval, idempotency_key=args.idempotency_key)
+        plan = build()
     except SpecValidationError as exc:
         return _refused(args, exc)
     return run_plan(args, plan)
