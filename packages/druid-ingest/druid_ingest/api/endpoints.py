@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
-from druid_ingest.api._models import ClusterCapacity, InputSample, TaskLock, TaskStatus, WorkerInfo
+from druid_ingest.api._lock_endpoints import INDEXER, active_locks, active_locks_of, parse_active_locks
+from druid_ingest.api._models import ClusterCapacity, InputSample, TaskStatus, WorkerInfo
 from druid_ingest.api._msq_endpoints import parse_sql_task, sql_task
 from druid_ingest.api._segment_endpoints import (
     COORD,
@@ -81,7 +82,6 @@ __all__ = [
     "workers",
 ]
 
-INDEXER = "/druid/indexer/v1"
 EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime
 
 
@@ -266,53 +266,12 @@ def active_tasks() -> Request:
     return Request("GET", "overlord", f"{INDEXER}/tasks", params=(("max", "0"),))
 
 
-def active_locks_of(datasources: list[str]) -> Request:
-    """``POST /activeLocks`` with one filter per datasource (druid-contract §first-looks): the locks of many waits'
-    datasources in one request."""
-    policies = [{"datasource": ds, "priority": 0} for ds in datasources]
-    return Request("POST", "overlord", f"{INDEXER}/activeLocks", json_body=policies)
-
-
 def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:
     raise_for_status(resp, req)
     data = resp.json()
     return [_status_from(str(t.get("id")), t) for t in data if isinstance(t, dict)] if isinstance(
         data, list
     ) else []
-
-
-def active_locks(datasource: str, intervals: list[str] | None = None) -> Request:
-    """Locks held now on ``datasource`` (all its intervals unless given): ``OverlordResource.getActiveLocks``,
-    which needs STATE WRITE. Priority 0 keeps every lock (the filter drops locks below it)."""
-    policy: dict[str, Any] = {"datasource": datasource, "priority": 0}
-    if intervals:
-        policy["intervals"] = list(intervals)
-    return Request("POST", "overlord", f"{INDEXER}/activeLocks", json_body=[policy])
-
-
-def parse_active_locks(resp: Response, req: Request) -> list[TaskLock]:
-    """``{"datasourceToLocks": {ds: [TaskLock]}}``; a datasource without locks is absent."""
-    raise_for_status(resp, req)
-    data = resp.json()
-    per_ds = data.get("datasourceToLocks") if isinstance(data, dict) else None
-    if not isinstance(per_ds, dict):
-        raise DruidProtocolError(f"activeLocks answered without datasourceToLocks: {resp.text[:200]!r}", url=resp.url)
-    found = []
-    for locks in per_ds.values():
-        for lock in locks if isinstance(locks, list) else []:
-            if isinstance(lock, dict) and lock.get("groupId") and lock.get("version") and lock.get("interval"):
-                found.append(
-                    TaskLock(
-                        group_id=str(lock["groupId"]),
-                        datasource=str(lock.get("dataSource") or ""),
-                        interval=str(lock["interval"]),
-                        version=str(lock["version"]),
-                        lock_type=lock.get("type"),
-                        revoked=bool(lock.get("revoked", False)),
-                        priority=lock["priority"] if isinstance(lock.get("priority"), int) else None,
-                    )
-                )
-    return found
 
 
 def is_leader() -> Request:
