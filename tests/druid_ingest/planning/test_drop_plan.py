@@ -94,6 +94,7 @@ def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day
                          on_progress=lines.append)
     assert result.marked == 1
     assert [line.split(": ", 1)[1] for line in lines] == [
+        f"Druid 33.0.0 at {fake.url}: marking unused through the Overlord's API (Druid 32 and later)",
         f"1 segment(s) still served in {DAY}", f"1 segment(s) still served in {DAY}",
         f"the Broker still routes queries of {DAY} to 1 segment(s)"]
     # the Broker is asked only once the Coordinator serves nothing there: the third and fourth looks

@@ -27,6 +27,7 @@ from druid_ingest.api._segment_endpoints import (
     served_segments,
     used_segments,
 )
+from druid_ingest.api._version_endpoint import DruidVersion, druid_version, parse_druid_version
 from druid_ingest.planning import SQL_TASK_PATH
 from druid_ingest.wire import DruidProtocolError, Request, Response, Service, UnknownTaskError, raise_for_status, seg
 
@@ -36,6 +37,7 @@ __all__ = [
     "INDEXER",
     "PROBE_TASK_ID",
     "SAMPLER_MAX_ROWS",
+    "DruidVersion",
     "HealthService",
     "active_locks",
     "active_locks_of",
@@ -43,6 +45,7 @@ __all__ = [
     "broker_candidates",
     "bulk_status",
     "data_servers",
+    "druid_version",
     "handoff_complete",
     "health",
     "is_leader",
@@ -50,6 +53,7 @@ __all__ = [
     "parse_broker_candidates",
     "parse_bulk_status",
     "parse_data_servers",
+    "parse_druid_version",
     "parse_handoff_complete",
     "parse_health",
     "parse_is_leader",

@@ -7,10 +7,14 @@ used: if it is visible in the interval once the segments inside are gone (now, o
 one overshadowed), its rows there stay readable. The drop names it and the interval that would hold it.
 An ingestion writing the interval meanwhile (Druid calls mixing the two undefined) shows as a segment still
 served, so the wait never goes green on it: it times out naming what is still served.
+
+Which markUnused API: the version ``GET /status`` reports picks it (``planning.segment_write_api``: the Overlord's
+from Druid 32, the Coordinator's before), one extra GET per drop, logged with what it picked.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +24,13 @@ from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._schedule import fixed_delay
 from druid_ingest.ops.gate.timeline import bounds, visible
 from druid_ingest.ops.gate.verdict import span_of
-from druid_ingest.planning import DropPlan
+from druid_ingest.planning import DropPlan, segment_write_api
 from druid_ingest.wire import DruidUsageError, DruidWaitTimeoutError, Operation, PollSchedule, Progress, Sleep, call
 
 __all__ = ["DropResult", "drop", "mark_dropped", "watch_unserved"]
 
 Clock = Callable[[], float]
+log = logging.getLogger("druid_ingest.drop")
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,8 @@ def cut_segments(used: list[Segment], interval: str) -> list[Segment]:
 
 
 def mark_dropped(plan: DropPlan) -> Operation[int]:
-    """Refuse a cut (DruidUsageError), else mark the interval's segments unused; the count Druid changed."""
+    """Refuse a cut (DruidUsageError), else mark the interval's segments unused through the API the cluster's version
+    serves (logged and yielded as Progress); the count Druid changed."""
     interval = plan.intervals[0]
     used = yield from call(ep.used_segments(plan.datasource, [interval]), ep.parse_used_segments)
     cut = cut_segments(used, interval)
@@ -69,7 +75,12 @@ def mark_dropped(plan: DropPlan) -> Operation[int]:
             f"{' ...' if len(cut) > 5 else ''}. Drop {span_of([*cut, Segment('', interval, '', 0)])} (the "
             "smallest interval holding them), or compact the interval to segments inside it first; nothing was "
             "marked unused")
-    return (yield from call(plan.submit_request(plan.base_task_id), ep.parse_mark_unused))
+    found = yield from call(ep.druid_version(), ep.parse_druid_version)
+    api = segment_write_api(found.version)
+    line = f"drop {plan.base_task_id}: {api.describe(found.version, found.answered_by)}"
+    log.info(line)
+    yield Progress(line)
+    return (yield from call(plan.mark_unused_request(api), ep.parse_mark_unused))
 
 
 def watch_unserved(plan: DropPlan, marked: int, deadline: float, schedule: PollSchedule | None = None,

@@ -13,12 +13,13 @@ from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._compaction import CompactionPlan, build_compaction_plan
-    from ._drop import DropPlan, build_drop_plan
+    from ._drop import DropPlan, SegmentWriteApi, build_drop_plan, segment_write_api
     from ._ids import attempt_id, base_task_id
     from ._kill import KillPlan, build_kill_plan
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
+    from ._versions import druid_release
     from ._work import Plan, WorkKind
     from .spec.alignment import ScheduleTerms
     from .spec.facts import IngestionMode, SpecFacts, spec_facts, task_slots
@@ -32,6 +33,9 @@ _WHERE = {
     "DropPlan": "_drop",
     "KillPlan": "_kill",
     "build_drop_plan": "_drop",
+    "SegmentWriteApi": "_drop",
+    "segment_write_api": "_drop",
+    "druid_release": "_versions",
     "build_kill_plan": "_kill",
     "CompactionPlan": "_compaction",
     "build_compaction_plan": "_compaction",
@@ -85,6 +89,7 @@ __all__ = [
     "Plan",
     "Preflight",
     "ScheduleTerms",
+    "SegmentWriteApi",
     "SpecFacts",
     "TemplateSource",
     "WorkKind",
@@ -98,6 +103,7 @@ __all__ = [
     "check_preflight",
     "druid_dataset",
     "druid_namespace",
+    "druid_release",
     "find_problems",
     "find_warnings",
     "load_template",
@@ -106,6 +112,7 @@ __all__ = [
     "parse_interval",
     "render_spec",
     "render_text",
+    "segment_write_api",
     "spec_facts",
     "spec_input_datasets",
     "task_slots",
