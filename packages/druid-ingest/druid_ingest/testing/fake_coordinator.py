@@ -7,6 +7,8 @@ import json
 
 from aiohttp import web
 
+from druid_ingest.testing import fake_overlord
+from druid_ingest.testing import fake_versions as versions
 from druid_ingest.testing.fake_http import Ctx, empty, json_response, legacy_error, require_write, text_response
 from druid_ingest.testing.fake_segments import DEFAULT_RULES, DEFAULT_TIER, HISTORICAL, FakeSegment, overshadowed_ids
 from druid_ingest.testing.fake_time import DAY_MS, contains, format_interval, overlaps, parse_interval
@@ -25,6 +27,7 @@ __all__ = [
     "get_served_in_interval",
     "get_served_segments",
     "get_servers",
+    "post_mark_unused",
     "post_metadata_segments",
     "post_rules",
 ]
@@ -234,6 +237,17 @@ async def post_rules(ctx: Ctx) -> web.Response:
     return empty(200)
 
 
+async def post_mark_unused(ctx: Ctx) -> web.Response:
+    """``DataSourcesResource.markSegmentsAsUnused``: through Druid 33 it marks (answering as the Overlord does from
+    32, when it forwards there: apache/druid #17545); from Druid 34 it only redirects to the Overlord's path
+    (#17935, #17999), modelled as Druid's ``RedirectFilter`` redirects: 307 with the Overlord's URL in Location."""
+    if versions.coordinator_redirects_segment_writes(ctx.fake.version):
+        target = f"{ctx.fake.url}{fake_overlord.V1}/datasources/{ctx.rec.raw_path.rsplit('/', 2)[-2]}/markUnused"
+        return web.Response(status=307, headers={"Location": target})
+    legacy = not versions.overlord_serves_segment_writes(ctx.fake.version)
+    return fake_overlord.mark_unused(ctx, legacy=legacy)
+
+
 ROUTES = [
     ("GET", rf"{V1}/isLeader", get_is_leader),
     ("GET", rf"{V1}/loadstatus", get_cluster_loadstatus),
@@ -246,6 +260,7 @@ ROUTES = [
     ("GET", rf"{V1}/metadata/datasources/{_DS}/segments", get_metadata_segments),
     ("POST", rf"{V1}/metadata/datasources/{_DS}/segments", post_metadata_segments),
     ("GET", rf"{V1}/servers", get_servers),
+    ("POST", rf"{V1}/datasources/{_DS}/markUnused", post_mark_unused),
     ("GET", rf"{V1}/rules", get_all_rules),
     ("GET", rf"{V1}/rules/{_DS}", get_rules),
     ("POST", rf"{V1}/rules/{_DS}", post_rules),

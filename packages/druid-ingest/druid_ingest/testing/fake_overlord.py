@@ -9,10 +9,12 @@ from typing import Any
 from aiohttp import web
 
 from druid_ingest.testing import fake_reports as reports
+from druid_ingest.testing import fake_versions as versions
 from druid_ingest.testing.fake_http import (
     Ctx,
     druid_error,
     empty,
+    jetty_page,
     json_response,
     legacy_error,
     require_write,
@@ -42,8 +44,11 @@ __all__ = [
     "get_status",
     "get_tasks",
     "get_total_capacity",
+    "get_version",
     "get_workers",
+    "mark_unused",
     "post_active_locks",
+    "post_mark_unused",
     "post_shutdown",
     "post_shutdown_all",
     "post_task",
@@ -295,10 +300,18 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
 
 
 async def post_mark_unused(ctx: Ctx) -> web.Response:
-    """``OverlordDataSourcesResource.markSegmentsAsUnused`` (served by Druid 33 already; the Coordinator's path is
-    deprecated and, from Druid 34, redirects here): ``{"interval"}`` marks the used segments *inside* it unused.
-    Druid 33 answers ``{"numChangedSegments": n, "segmentStateChanged": n > 0}`` (observed, also for an unknown
-    datasource). DATASOURCE WRITE."""
+    """``OverlordDataSourcesResource.markSegmentsAsUnused``: a 404 page before Druid 32, which has no such resource
+    (``fake_versions.overlord_serves_segment_writes``); else :func:`mark_unused`."""
+    if not versions.overlord_serves_segment_writes(ctx.fake.version):
+        return jetty_page(404, ctx.rec.path)
+    return mark_unused(ctx, legacy=False)
+
+
+def mark_unused(ctx: Ctx, legacy: bool) -> web.Response:
+    """A markUnused of ``{"interval"}``: the used segments *inside* it marked unused. Druid 33 answers
+    ``{"numChangedSegments": n, "segmentStateChanged": n > 0}`` (observed, also for an unknown datasource); the
+    Coordinator before Druid 32 (``legacy``) only ``{"numChangedSegments": n}`` (``DataSourcesResource``).
+    DATASOURCE WRITE."""
     require_write(ctx)
     ok, payload = _body_json(ctx)
     interval = payload.get("interval") if ok and isinstance(payload, dict) else None
@@ -311,7 +324,16 @@ async def post_mark_unused(ctx: Ctx) -> web.Response:
         changed = ctx.state.mark_unused(ctx.params["ds"], parse_interval(interval))
     except ValueError as exc:
         return legacy_error(400, str(exc))
+    if legacy:
+        return json_response({"numChangedSegments": changed})
     return json_response({"numChangedSegments": changed, "segmentStateChanged": changed > 0})
+
+
+async def get_version(ctx: Ctx) -> web.Response:
+    """``StatusResource``: ``{"version", "modules", "memory"}``; the version is the fake's profile."""
+    return json_response({"version": ctx.fake.version, "modules": [],
+                          "memory": {"maxMemory": 0, "totalMemory": 0, "freeMemory": 0, "usedMemory": 0,
+                                     "directMemory": 0}})
 
 
 async def get_leader(ctx: Ctx) -> web.Response:
@@ -345,4 +367,5 @@ ROUTES = [
     ("GET", rf"{V1}/isLeader", get_is_leader),
     ("GET", rf"{V1}/leader", get_leader),
     ("GET", r"/status/health", get_health),
+    ("GET", r"/status", get_version),
 ]

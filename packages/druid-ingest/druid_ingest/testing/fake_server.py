@@ -13,7 +13,7 @@ import re
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -27,6 +27,7 @@ from druid_ingest.testing import (
     fake_sampler,
     fake_seed,
     fake_sql,
+    fake_versions,
 )
 from druid_ingest.testing.fake_faults import Fault, FaultList, apply
 from druid_ingest.testing.fake_http import (
@@ -55,6 +56,13 @@ _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
 ]
 
 
+def _host_name(host: str) -> str:
+    """The Host header without its port (``[::1]:8888`` -> ``::1``), lower case."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0].lower()
+    return host.rsplit(":", 1)[0].lower() if host.count(":") == 1 else host.lower()
+
+
 class FakeDruid:
     """A fake Druid cluster. See the package docstring for the API.
 
@@ -68,13 +76,16 @@ class FakeDruid:
                  duplicate_shape: str = "json", insert_delay: float = 0.0,
                  coordinator_period: float | None = None, overshadowed_grace: float = 900.0,
                  clock: Callable[[], float] = time.time, ssl_context: ssl.SSLContext | None = None,
-                 broker_lag: float = 0.0) -> None:
+                 broker_lag: float = 0.0, version: str = fake_versions.DEFAULT_VERSION,
+                 tls_names: Collection[str] = ("127.0.0.1",)) -> None:
         if duplicate_shape not in ("json", "legacy"):
             raise ValueError("duplicate_shape must be 'json' or 'legacy'")
         if auth is not None and any(role not in ("read", "write") for _, role in auth.values()):
             raise ValueError("auth roles must be 'read' or 'write'")
         self.auth = auth
         self.ssl_context = ssl_context  # serve HTTPS (druid-contract §auth-tls TLS) when set
+        self.version = version
+        self.tls_names = frozenset(name.lower() for name in tls_names)
         self.broker_lag = broker_lag  # seconds between a Historical loading a segment and the Broker seeing it
         self.duplicate_shape = duplicate_shape
         self.insert_delay = insert_delay
@@ -187,6 +198,27 @@ class FakeDruid:
     def plan_next_task(self, plan: TaskPlan) -> None:
         with self.state.lock:
             self.state.plans.append(plan)
+
+    def plan_missing_report(self) -> None:
+        """The next task ends SUCCESS without a report (its reports answer 404), as Druid 35+ can finish one
+        (``fake_versions.success_may_lack_report``). ValueError on an older profile: there a task that ran to
+        SUCCESS always has one (``TaskPlan(report=False)`` models a worker killed before writing it instead)."""
+        if not fake_versions.success_may_lack_report(self.version):
+            raise ValueError(f"Druid {self.version} writes a report for every task that succeeds; a missing one "
+                             f"is a Druid {fake_versions.REPORT_MAY_BE_MISSING_SINCE}+ behaviour")
+        self.plan_next_task(TaskPlan(report=False))
+
+    def issue_auto_compaction(self, datasource: str, interval: str) -> str:
+        """Start a compaction of ``interval`` as Druid's auto-compaction does, under its id
+        (``<prefix>_compact_<ds>_<random>_<now>``, the prefix by ``fake_versions.auto_compaction_task_prefix``);
+        its id. The task then lives like a submitted one (it locks, runs, publishes at priority 25)."""
+        payload = {"type": "compact", "dataSource": datasource, "context": {"priority": 25},
+                   "ioConfig": {"type": "compact", "inputSpec": {"type": "interval", "interval": interval}}}
+        parsed = parse_task(payload)
+        now = self.state.clock()
+        task_id = f"{fake_versions.auto_compaction_task_prefix(self.version)}_{self.state.new_task_id(parsed, now)}"
+        self.state.insert_task(task_id, parsed, payload, now)
+        return task_id
 
     @property
     def default_plan(self) -> TaskPlan:
@@ -310,6 +342,9 @@ class FakeDruid:
                 path = path[len(prefix):]
         if path == "/proxy/enabled":
             return web.json_response({"enabled": True})
+        if self.ssl_context is not None and fake_versions.checks_sni_host(self.version) \
+                and _host_name(request.host) not in self.tls_names:
+            return jetty_page(400, rec.path, "Invalid SNI")  # Jetty 12's SecureRequestCustomizer (Druid 35+)
         role = None
         if self.auth is not None and unquote(path) not in UNSECURED:
             role, denied = authenticate(self.auth, request.headers.get("Authorization"), rec.path)
