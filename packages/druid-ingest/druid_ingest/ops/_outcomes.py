@@ -47,6 +47,8 @@ INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
 
 
 _NOTE = " with a message from Druid: "
+#: a SUCCESS without a report (Druid 35+ can finish a task without one): the run stays green, the gate decides
+_NO_REPORT = "; Druid has no report for it (no row counts to show)"
 #: Druid's errorMsg in a trigger event at most (characters): events are stored in the metadata database
 MAX_EVENT_ERROR_CHARS = 64_000
 
@@ -84,7 +86,8 @@ class TaskOutcome:
     def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:
         if status.state == "SUCCESS":
             note = f'{_NOTE}"{status.error_msg}"' if status.error_msg else ""
-            message = f"Druid task {status.task_id} SUCCESS{note}"
+            missing = "" if report is not None else _NO_REPORT
+            message = f"Druid task {status.task_id} SUCCESS{note}{missing}"
             return cls("success", status.task_id, message, report, status.version_ceiling, status)
         message = str(task_failed_error(status, report))  # full errorMsg, row stats, first unparseable events
         return cls("failed", status.task_id, message, report, status.version_ceiling, status)

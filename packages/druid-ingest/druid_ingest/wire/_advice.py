@@ -257,9 +257,13 @@ def transport_error(kind: TransportFailure, reason: str, method: str, url: str,
 
 
 def bad_request_hint(server_said: str, url: str) -> str:
-    """Extra words for a 400 that is really a scheme mix-up (plain HTTP sent to a TLS port)."""
+    """Extra words for a 400 that is really a connection mistake: plain HTTP sent to a TLS port, or a host the
+    certificate does not name (Druid 35+ checks it: apache/druid #18424, #18623)."""
     if "plain http request was sent to https port" in server_said.lower():
         return f"; {hostport(url)} is a TLS port: use https:// in the connection"
+    if "invalid sni" in server_said.lower():
+        return (f"; the server's certificate does not name the host of {hostport(url)}, and Druid 35 and later "
+                "(Jetty 12) refuse such a request: connect with a host name the certificate holds")
     return ""
 
 
