@@ -115,12 +115,12 @@ _REASONS = {401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 50
 
 def jetty_page(status: int, uri: str, message: str | None = None) -> web.Response:
     """Jetty ErrorHandler page (druid-contract §submit JSON syntax errors, RedirectFilter sendError(503),
-    druid-contract §auth-tls sendError(401))."""
+    druid-contract §auth-tls sendError(401)); a ``message`` (Jetty 12's "Invalid SNI") titles it, as Jetty's does."""
     reason = _REASONS.get(status, "Error")
     msg = message or reason
     html = (
         "<html>\n<head>\n<meta http-equiv=\"Content-Type\" content=\"text/html;charset=ISO-8859-1\"/>\n"
-        f"<title>Error {status} {reason}</title>\n</head>\n<body><h2>HTTP ERROR {status} {reason}</h2>\n"
+        f"<title>Error {status} {msg}</title>\n</head>\n<body><h2>HTTP ERROR {status} {msg}</h2>\n"
         f"<table>\n<tr><th>URI:</th><td>{uri}</td></tr>\n<tr><th>STATUS:</th><td>{status}</td></tr>\n"
         f"<tr><th>MESSAGE:</th><td>{msg}</td></tr>\n<tr><th>SERVLET:</th><td>default</td></tr>\n"
         "</table>\n\n</body>\n</html>\n"
