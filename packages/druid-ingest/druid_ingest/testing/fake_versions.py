@@ -36,14 +36,15 @@ OVERLORD_SEGMENT_WRITES_SINCE = 32
 #: ``server/.../server/http/DataSourcesResource.java`` (apache/druid #17935, Druid 34; documented by #17999): the
 #: Coordinator no longer updates segments, its paths "simply redirect the request to the Overlord"
 COORDINATOR_REDIRECTS_SEGMENT_WRITES_SINCE = 34
-#: Druid 35: a task can finish without its report file pushed (``indexing-service/.../common/task/AbstractTask.java``
-#: reading the report back from a path the writer did not use: apache/druid #18206, fixed by #18379)
+#: Druid 35: a task can finish without its report pushed (``indexing-service/.../common/task/AbstractTask.java``
+#: pushing the report file: apache/druid #18206, #18379 "AbstractTask could be unable to find the report"; the
+#: release each shipped in was not checked, the 35 is the issue's)
 REPORT_MAY_BE_MISSING_SINCE = 35
 #: Druid 35 moved to Jetty 12 (apache/druid #18424), whose ``SecureRequestCustomizer`` checks the request's host
 #: against the server certificate even with one certificate: 400 "Invalid SNI" (#18623 made it opt-out, default on)
 STRICT_SNI_SINCE = 35
 #: ``server/.../server/coordinator/duty/CompactSegments.java`` ``TASK_ID_PREFIX``: ``coordinator-issued`` through
-#: Druid 36, ``auto`` from 37 (the change in apache/druid #19252)
+#: Druid 36, ``auto`` from 37 (the renaming PR was not found; #19252 edits that line)
 AUTO_COMPACTION_PREFIX_AUTO_SINCE = 37
 
 
