@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from druid_ingest.api import Segment
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops._schedule import fixed_delay
-from druid_ingest.ops.gate.timeline import bounds, visible
+from druid_ingest.ops.gate.timeline import contains, visible
 from druid_ingest.ops.gate.verdict import span_of
 from druid_ingest.planning import DropPlan, segment_write_api
 from druid_ingest.wire import DruidUsageError, DruidWaitTimeoutError, Operation, PollSchedule, Progress, Sleep, call
@@ -48,16 +48,11 @@ class DropResult:
                 "run; nothing in the interval is served (the Coordinator lists none, the Broker routes to none)")
 
 
-def _contained(inner: str, outer: str) -> bool:
-    (a, b), (c, d) = bounds(inner), bounds(outer)
-    return c <= a and b <= d
-
-
 def cut_segments(used: list[Segment], interval: str) -> list[Segment]:
     """The data segments queries would still read in ``interval`` after the drop: those reaching outside it
     (markUnused leaves them) that are visible there once the segments inside it are gone, whether they are
     visible now or come back from under a newer version the drop removes."""
-    staying = [s for s in used if not _contained(s.interval, interval)]
+    staying = [s for s in used if not contains(interval, s.interval)]
     cut = {s.segment_id: s for p in visible(staying, [interval]) if not p.tombstone_only for s in p.segments}
     return sorted(cut.values(), key=lambda s: s.segment_id)
 

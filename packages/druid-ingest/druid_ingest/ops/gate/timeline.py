@@ -31,7 +31,7 @@ from druid_ingest.api import Segment
 from druid_ingest.planning import parse_instant, parse_interval
 from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
 
-__all__ = ["IntervalIndex", "Piece", "bounds", "format_instant", "partition_sets", "version_key",
+__all__ = ["IntervalIndex", "Piece", "bounds", "contains", "format_instant", "partition_sets", "version_key",
            "visible"]
 
 
@@ -62,6 +62,12 @@ def bounds(interval: str) -> tuple[datetime, datetime]:
         return parse_interval(interval)
     start, end = interval.split("/")
     return parse_instant(start), parse_instant(end)
+
+
+def contains(outer: str, inner: str) -> bool:
+    """``inner`` lies within ``outer`` (how Druid's markUnused and served-inventory reads pick segments)."""
+    (a, b), (c, d) = bounds(outer), bounds(inner)
+    return a <= c and d <= b
 
 
 class IntervalIndex:
