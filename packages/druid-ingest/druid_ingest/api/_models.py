@@ -167,6 +167,9 @@ class Segment:
     #: must all be present before Druid's timeline shows this version (0: any set is
     #: complete; see ``ops/gate/timeline.py``)
     core_partitions: int = 0
+    #: the DataSegment carries ``lastCompactionState``: a compaction task wrote it (Druid stores that state for
+    #: compaction's segments only, unless a task's context sets ``storeCompactionState``)
+    compacted: bool = False
 
     @classmethod
     def from_druid(cls, data: dict[str, Any]) -> Segment:
@@ -184,6 +187,7 @@ class Segment:
             size=as_int(data.get("size")) or 0,
             core_partitions=0 if tomb else max(0, as_int(shard.get("partitions"))
                                                or as_int(shard.get("numCorePartitions")) or 0),
+            compacted=bool(data.get("lastCompactionState")),
         )
 
 

@@ -58,7 +58,9 @@ def _compaction(task: FakeTask, bucket_list: list[tuple[int, int]], used: list[F
     for bucket in bucket_list:
         rows = sum(s.num_rows for _, group in visible_pieces(used, bucket) for s in group if not s.is_tombstone)
         if rows > 0:
-            out.append(new_segment(task, bucket, task.version, 0, 1, "numbered", rows, t, handoff_delay))
+            seg = new_segment(task, bucket, task.version, 0, 1, "numbered", rows, t, handoff_delay)
+            seg.compacted = True
+            out.append(seg)
     return out
 
 

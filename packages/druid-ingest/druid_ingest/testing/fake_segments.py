@@ -58,6 +58,8 @@ class FakeSegment:
     used: bool = True
     unused_at: float | None = None
     task_id: str | None = None
+    #: a compaction task's segment: its JSON carries ``lastCompactionState`` (CompactionTask stores it)
+    compacted: bool = False
 
     @property
     def is_tombstone(self) -> bool:
@@ -102,7 +104,7 @@ class FakeSegment:
                 "path": f"/var/druid/segments/{self.datasource}/{format_instant(self.interval[0])}_"
                 f"{format_instant(self.interval[1])}/{self.version}/{self.partition_num}/index.zip",
             }
-        return {
+        data: dict[str, Any] = {
             "dataSource": self.datasource,
             "interval": format_interval(self.interval),
             "version": self.version,
@@ -114,6 +116,9 @@ class FakeSegment:
             "size": self.size,
             "identifier": self.identifier,
         }
+        if self.compacted:  # DataSegment writes the key only when set (JsonInclude NON_NULL)
+            data["lastCompactionState"] = {"partitionsSpec": {"type": "dynamic"}, "granularitySpec": {}}
+        return data
 
 
 def complete_groups(segments: list[FakeSegment]) -> dict[tuple[tuple[int, int], str], list[FakeSegment]]:
