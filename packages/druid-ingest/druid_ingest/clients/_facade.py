@@ -18,12 +18,14 @@ from druid_ingest.ops import (
     DEFAULT_HANDOFF_TIMEOUT,
     DEFAULT_TASK_TIMEOUT,
     AfterFailedPublish,
+    ChangeBatch,
     HandoffOutcome,
     IngestionOutcome,
     IngestResult,
     SubmitOutcome,
     TaskOutcome,
     WaitMemory,
+    WatchCursor,
     check_after_failed_publish,
     check_on_never,
 )
@@ -32,6 +34,7 @@ from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
 from druid_ingest.ops.gate import steps as gate
+from druid_ingest.ops.watch import look as watch
 from druid_ingest.planning import DropPlan, Plan, base_task_id, build_plan
 from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 
@@ -225,6 +228,20 @@ class ClientFacade(EndpointCalls[Mode]):
         """The drop's second half: until nothing in the interval is served (a trigger's wait)."""
         return self._run(drops.watch_unserved(plan, marked, self.clock() + timeout, schedule, self.clock),
                          on_progress)
+
+    @overload
+    def served_changes(
+        self: ClientFacade[SyncMode], datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+    ) -> ChangeBatch: ...
+    @overload
+    def served_changes(
+        self: ClientFacade[AsyncMode], datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+    ) -> Awaitable[ChangeBatch]: ...
+    def served_changes(self, datasource: str, window: str | None = None, cursor: WatchCursor | None = None) -> Any:
+        """ChangeBatch of one look: what changed in what ``datasource`` serves in ``window`` (all time when None)
+        since ``cursor`` (None: since nothing), and the cursor for the next look. One request when nothing
+        changed, two when something did (``ops/watch/look.py``)."""
+        return self._run(watch.served_changes(datasource, window, cursor))
 
     @overload
     def watch_task(

@@ -1,6 +1,6 @@
 """Operations and waits: multi-step generators both clients drive (submit or adopt, the task wait, the handoff
-gate, the timeline check, the input probe), their outcomes, poll schedules, history, capacity, and the
-batchable queries a driver may answer for many waits at once.
+gate, the timeline check, the input probe, a look of the served-changes watch), their outcomes, poll schedules,
+history, capacity, and the batchable queries a driver may answer for many waits at once.
 
 The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
 files need); the modules behind it are private.
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     )
     from ._step_lines import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
+    from .watch.changes import ServedChange
+    from .watch.cursor import WatchCursor
+    from .watch.look import ChangeBatch
 
 #: where each public name lives
 _WHERE = {
@@ -72,6 +75,9 @@ _WHERE = {
     "shutdown_task": "_step_lines",
     "submit_lines": "_step_lines",
     "slots_finding": "_capacity",
+    "ChangeBatch": "watch.look",
+    "ServedChange": "watch.changes",
+    "WatchCursor": "watch.cursor",
 }
 
 
@@ -85,6 +91,7 @@ __all__ = [
     "PROBE_READ_OK",
     "SHUTDOWN_RETRY",
     "AfterFailedPublish",
+    "ChangeBatch",
     "HandoffOutcome",
     "HandoffVerdict",
     "IngestResult",
@@ -92,6 +99,7 @@ __all__ = [
     "OnNever",
     "ProgressItem",
     "ProgressLines",
+    "ServedChange",
     "ServedQuery",
     "StatusQuery",
     "StepLine",
@@ -100,6 +108,7 @@ __all__ = [
     "TaskProgress",
     "TaskQuery",
     "WaitMemory",
+    "WatchCursor",
     "capacity_verdict",
     "ceiling_from_locks",
     "check_after_failed_publish",

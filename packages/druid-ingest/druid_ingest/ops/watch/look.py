@@ -1,0 +1,71 @@
+"""One look of the served-changes watch, as a generator both clients drive.
+
+One read when nothing was loaded or unloaded since the cursor: the Coordinator's served inventory of the window,
+ids only (``served_segments``), whose fingerprint is the cursor's. Two when it differs: then the metadata store's
+used segments of the window (``used_segments``, full), which say whether a new version is whole, overshadowed
+or a compaction (``state.py``). Not the shared served read of the waits (``ServedQuery``): a driver may answer
+that with a wider span, and the fingerprint must be of exactly the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from druid_ingest.api import endpoints as ep
+from druid_ingest.ops.gate.timeline import format_instant
+from druid_ingest.ops.watch.changes import ServedChange, diff
+from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
+from druid_ingest.ops.watch.state import served_digest, served_state
+from druid_ingest.planning import parse_interval
+from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
+from druid_ingest.wire import DruidUsageError, Operation, call
+
+__all__ = ["ALL_TIME", "ChangeBatch", "served_changes", "watch_window"]
+
+#: the default window: every segment of the datasource (Druid's ``Intervals.ETERNITY``)
+ALL_TIME = f"{ETERNITY_START}/{ETERNITY_END}"
+
+
+@dataclass(frozen=True)
+class ChangeBatch:
+    """One look: what changed since the cursor it started from (empty: nothing), and the cursor to keep."""
+
+    changes: tuple[ServedChange, ...]
+    cursor: WatchCursor
+
+    def to_dict(self) -> dict[str, Any]:
+        """The batch a watcher emits (the cursor is kept apart: it is state, not news)."""
+        return {"datasource": self.cursor.datasource, "window": self.cursor.window,
+                "changes": [c.to_dict() for c in self.changes]}
+
+
+def watch_window(window: str | None) -> str:
+    """``window`` in Druid's spelling (all time when None), so a cursor matches however the window was written."""
+    try:
+        start, end = parse_interval(window or ALL_TIME)
+    except ValueError as exc:
+        raise DruidUsageError(f"the watch window {window!r} is not an ISO interval: {exc}") from None
+    return f"{format_instant(start)}/{format_instant(end)}"
+
+
+def served_changes(datasource: str, window: str | None = None,
+                   cursor: WatchCursor | None = None) -> Operation[ChangeBatch]:
+    """What changed in what ``datasource`` serves in ``window`` since ``cursor`` (None: since nothing served).
+
+    A cursor of another datasource or window is refused (DruidUsageError): its state says nothing of this one.
+    """
+    window = watch_window(window)
+    since = cursor or start_cursor(datasource, window)
+    for field, theirs, ours in (("datasource", since.datasource, datasource), ("window", since.window, window)):
+        if theirs != ours:
+            raise DruidUsageError(f"the watch cursor's {field} is {theirs!r}, not {ours!r}: it belongs to another "
+                                  "watch; give this one its own cursor")
+    served = yield from call(ep.served_segments(datasource, window), ep.parse_served_segments)
+    fingerprint = served_digest(served)
+    if fingerprint == since.served:
+        return ChangeBatch((), since)
+    used = yield from call(ep.used_segments(datasource, [window]), ep.parse_used_segments)
+    chunks = served_state(used, served, window, since.counted)
+    return ChangeBatch(tuple(diff(list(since.chunks), chunks)), WatchCursor(datasource, window, fingerprint,
+                                                                             tuple(chunks)))
