@@ -1,0 +1,139 @@
+"""The served-changes watch, pure (``ops/watch``): the served state of one look, the diff of two, coalescing, and
+the cursor's codec refusing what it did not write."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from druid_ingest.api._models import Segment
+from druid_ingest.ops.gate.timeline import bounds
+from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
+from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
+from druid_ingest.ops.watch.look import ALL_TIME, watch_window
+from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
+from druid_ingest.wire import DruidUsageError
+
+V1, V2, V3 = "2026-11-20T10:00:00.000Z", "2026-11-21T10:00:00.000Z", "2026-12-02T08:00:00.000Z"
+D1 = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
+D2 = "2026-11-02T00:00:00.000Z/2026-11-03T00:00:00.000Z"
+D3 = "2026-11-03T00:00:00.000Z/2026-11-04T00:00:00.000Z"
+TWO_DAYS = "2026-11-01T00:00:00.000Z/2026-11-03T00:00:00.000Z"
+MONTH = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
+
+
+def seg(interval: str, version: str, part: int = 0, core: int = 1, tomb: bool = False,
+        compacted: bool = False) -> Segment:
+    return Segment(f"ds_{interval}_{version}_{part}", interval, version, part, tomb, core_partitions=core,
+                   compacted=compacted)
+
+
+def chunk(interval: str, version: str, writer: Any = "ingestion", partitions: int = 1) -> Chunk:
+    return Chunk(*bounds(interval), version, writer, partitions)
+
+
+def state(used: list[Segment], served: list[Segment], counted: frozenset[str] = frozenset()) -> list[tuple]:
+    chunks = served_state(used, {s.segment_id for s in served}, watch_window(None), counted)
+    return [(c.interval, c.version, c.writer, c.partitions) for c in chunks]
+
+
+# ---- one look's served state ------------------------------------------------------------------------------------
+
+def test_a_version_counts_only_once_every_segment_of_it_druid_loads_is_served() -> None:
+    old, new = [seg(D1, V1), seg(D2, V1)], [seg(D1, V2), seg(D2, V2)]
+    assert state([*old, *new], [*old, new[0]]) == [(TWO_DAYS, V1, "ingestion", 1)]  # half of V2: V1 still counts
+    assert state([*old, *new], [*old, *new]) == [(TWO_DAYS, V2, "ingestion", 1)]
+
+
+def test_an_overshadowed_segment_druid_never_loads_is_not_waited_for() -> None:
+    never = seg(D1, V1)  # covered by the newer month before it loaded: the Coordinator will not load it
+    month = seg(MONTH, V3, compacted=True)
+    assert state([never, seg(D2, V2), month], [seg(D2, V2), month]) == [(MONTH, V3, "compaction", 1)]
+
+
+def test_an_append_to_a_counted_version_is_not_a_half_loaded_new_one() -> None:
+    used = [seg(D1, V1, 0, core=0), seg(D1, V1, 1, core=0)]  # partition 1 appended, not loaded yet
+    assert state(used, used[:1], counted=frozenset({V1})) == [(D1, V1, "ingestion", 1)]
+    assert state(used, used[:1]) == []  # never reported yet: it waits for the whole version
+    assert state(used, used, counted=frozenset({V1})) == [(D1, V1, "ingestion", 2)]
+
+
+def test_writers_and_segments_outside_the_window() -> None:
+    used = [seg(D1, V2, tomb=True), seg(D2, V2), seg(D3, V3)]
+    chunks = served_state(used, {s.segment_id for s in used}, TWO_DAYS)
+    assert [(c.interval, c.writer) for c in chunks] == [(D1, "tombstone"), (D2, "ingestion")]  # D3 is outside
+
+
+# ---- diff and coalesce ------------------------------------------------------------------------------------------
+
+def test_a_new_version_replacing_two_days_is_one_change_naming_both() -> None:
+    old = [chunk(D1, V1), chunk(D2, V2)]
+    assert diff(old, [chunk(MONTH, V3, "compaction")]) == [
+        ServedChange("served", MONTH, V3, "compaction", (V1, V2))]
+
+
+def test_first_served_dropped_and_appended() -> None:
+    assert diff([], [chunk(D1, V1)]) == [ServedChange("served", D1, V1, "ingestion", ())]
+    assert diff([chunk(D1, V1), chunk(D2, V2)], []) == [ServedChange("dropped", TWO_DAYS, None, None, (V1, V2))]
+    assert diff([chunk(D1, V1)], [chunk(D1, V1, partitions=2)]) == [
+        ServedChange("appended", D1, V1, "ingestion", (V1,))]
+    assert diff([chunk(D1, V1)], [chunk(D1, V1)]) == []
+
+
+def test_only_neighbours_that_changed_alike_are_merged() -> None:
+    gap = diff([], [chunk(D1, V1), chunk(D3, V1)])
+    assert [c.interval for c in gap] == [D1, D3]  # not adjacent: two changes
+    writers = diff([], [chunk(D1, V1), chunk(D2, V1, "tombstone")])
+    assert [(c.interval, c.writer) for c in writers] == [(D1, "ingestion"), (D2, "tombstone")]
+    same = [ServedChange("served", D1, V2, "ingestion", (V1,)), ServedChange("served", D2, V2, "ingestion", ())]
+    assert coalesce(same) == [ServedChange("served", TWO_DAYS, V2, "ingestion", (V1,))]
+
+
+def test_a_finer_replace_inside_a_coarser_chunk_is_its_own_interval() -> None:
+    hour = "2026-11-01T05:00:00.000Z/2026-11-01T06:00:00.000Z"
+    assert diff([chunk(D1, V1)], [chunk("2026-11-01T00:00:00.000Z/2026-11-01T05:00:00.000Z", V1), chunk(hour, V2),
+                                  chunk("2026-11-01T06:00:00.000Z/2026-11-02T00:00:00.000Z", V1)]) == [
+        ServedChange("served", hour, V2, "ingestion", (V1,))]
+
+
+# ---- the cursor -------------------------------------------------------------------------------------------------
+
+def test_the_cursor_round_trips_through_json() -> None:
+    december = "2026-12-01T00:00:00.000Z/2027-01-01T00:00:00.000Z"
+    cursor = WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V1), chunk(december, V3, "compaction")))
+    assert WatchCursor.from_json(cursor.to_json()) == cursor
+    assert start_cursor("ds", ALL_TIME).served == served_digest(set())
+
+
+def good() -> dict[str, Any]:
+    return WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V1), chunk(D2, V2))).to_dict()
+
+
+@pytest.mark.parametrize(("field", "spoil"), [
+    ("format", lambda d: d.update(format=2)),
+    ("datasource", lambda d: d.update(datasource="")),
+    ("window", lambda d: d.update(window="last week")),
+    ("served", lambda d: d.update(served="abc")),
+    ("chunks", lambda d: d.update(chunks={})),
+    ("chunks[0]", lambda d: d["chunks"][0].pop()),
+    ("chunks[0]", lambda d: d["chunks"][0].__setitem__(0, "yesterday")),
+    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(1, "2026-11-01T00:00:00.000Z")),
+    ("chunks[1][2]", lambda d: d["chunks"][1].__setitem__(2, "")),
+    ("chunks[0][3]", lambda d: d["chunks"][0].__setitem__(3, "robot")),
+    ("chunks[0][4]", lambda d: d["chunks"][0].__setitem__(4, 0)),
+    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(0, "2026-11-01T12:00:00.000Z")),  # overlaps chunks[0]
+])
+def test_a_malformed_cursor_is_refused_naming_the_field(field: str, spoil: Any) -> None:
+    data = good()
+    spoil(data)
+    with pytest.raises(DruidUsageError) as refused:
+        WatchCursor.from_dict(json.loads(json.dumps(data)))
+    assert str(refused.value).startswith(f"malformed watch cursor: {field} is ")
+
+
+def test_text_that_is_no_cursor_is_refused() -> None:
+    with pytest.raises(DruidUsageError, match=r"malformed watch cursor: the cursor is .* expected JSON"):
+        WatchCursor.from_json("{not json")
+    with pytest.raises(DruidUsageError, match=r"malformed watch cursor: the cursor is .* expected a JSON object"):
+        WatchCursor.from_json("[]")
