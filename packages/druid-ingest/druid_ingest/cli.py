@@ -7,6 +7,7 @@
     druid-ingest compact --url URL --datasource DS --interval I [--granularity MONTH] [--idempotency-key K]
     druid-ingest drop --url URL --datasource DS --interval I [--timeout S]
     druid-ingest kill --url URL --datasource DS --interval I [--idempotency-key K]
+    druid-ingest watch DS --url URL [--interval I] [--every S] [--cursor-file F] [--once] [--from-now]
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
 
 Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
@@ -26,11 +27,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, ingestion_durations, percentile, pool_size
-from druid_ingest.wire import ClusterConfig, DruidError, RetryPolicy, SpecValidationError
+from druid_ingest.wire import ClusterConfig, DruidError, DruidFatalError, RetryPolicy, SpecValidationError
 
 __all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
 
@@ -108,6 +111,55 @@ def cmd_drop(args: argparse.Namespace) -> int:
     emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
          [plan.describe(), result.detail])
     return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Look every ``--every`` seconds; print each batch, then keep its cursor (see the verb's help)."""
+    cursor = _read_cursor(args.cursor_file)
+    quiet = args.from_now and cursor is None  # the first look records what is served without reporting it
+    with connect(args.url) as client:
+        while True:
+            try:
+                batch = client.served_changes(args.datasource, args.interval, cursor)
+            except DruidError as exc:
+                if args.once or isinstance(exc, DruidFatalError):  # a wrong cursor, URL or login: say so, stop
+                    raise
+                print(f"warning: {exc}; looking again in {args.every:g}s", file=sys.stderr)
+            else:
+                if batch.changes and not quiet:
+                    print(json.dumps(batch.to_dict()) if args.json else "\n".join(
+                        _change_line(c) for c in batch.changes), flush=True)
+                if args.cursor_file and batch.cursor != cursor:
+                    _write_atomically(args.cursor_file, batch.cursor.to_json())
+                cursor, quiet = batch.cursor, False
+            if args.once:
+                return 0
+            time.sleep(args.every)
+
+
+def _change_line(c: Any) -> str:
+    was = f" (was {', '.join(c.replaced)})" if c.replaced else ""
+    return f"{c.kind} {c.interval}" + (f": version {c.version} by {c.writer}" if c.version else "") + was
+
+
+def _read_cursor(path: str | None) -> Any:
+    """The cursor kept in ``path`` (None when there is none yet); DruidUsageError when it is not one."""
+    from druid_ingest.ops import WatchCursor
+
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as kept:
+        return WatchCursor.from_json(kept.read())
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (a kill leaves the old cursor or the new one, never half)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".cursor-", delete=False, encoding="utf-8") as tmp:
+        tmp.write(text)
+        tmp.flush()
+        os.fsync(tmp.fileno())
+    os.replace(tmp.name, path)
 
 
 def run_plan(args: argparse.Namespace, plan: Any) -> int:
@@ -298,6 +350,20 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     k.add_argument("--idempotency-key", help="a new key kills again (segments dropped since the last kill)")
     k.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
     k.set_defaults(func=cmd_kill, handoff_timeout=None)
+    w = command("watch", "print what changes in what a datasource serves (a version newly served in a time chunk, "
+                         "a chunk dropped), one line per change (--json: one JSON line per look with changes). "
+                         "With --cursor-file it resumes where it stopped: the cursor is replaced after a batch is "
+                         "printed, so delivery is at least once (killed between the two, the batch is printed "
+                         "again on restart, once)")
+    w.add_argument("datasource")
+    w.add_argument("--url", required=True)
+    w.add_argument("--interval", help="the window (default all time); segments reaching outside it are not seen")
+    w.add_argument("--every", type=float, default=60.0, help="seconds between looks (default 60)")
+    w.add_argument("--cursor-file", help="JSON file keeping the watch's cursor between runs")
+    w.add_argument("--once", action="store_true", help="one look, then exit")
+    w.add_argument("--from-now", action="store_true",
+                   help="without a cursor yet, record what is served now instead of reporting it all")
+    w.set_defaults(func=cmd_watch)
     for _name, register in sorted({**_installed_commands(), **dict(extensions or {})}.items()):
         register(command)
     return parser

@@ -9,6 +9,7 @@ the field, never diffed (a wrong state would report changes that did not happen,
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -42,6 +43,18 @@ class WatchCursor:
         return {"format": CURSOR_FORMAT, "datasource": self.datasource, "window": self.window, "served": self.served,
                 "chunks": [[format_instant(c.start), format_instant(c.end), c.version, c.writer, c.partitions]
                            for c in self.chunks]}
+
+    def to_json(self) -> str:
+        """One compact line (a Dagster sensor's cursor is a string; a file holds it as is)."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> WatchCursor:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise _refused("the cursor", text, f"JSON ({exc})") from None
+        return cls.from_dict(data)
 
     @classmethod
     def from_dict(cls, data: object) -> WatchCursor:
