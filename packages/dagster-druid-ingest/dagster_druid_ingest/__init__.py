@@ -11,6 +11,7 @@ Depends on the core and Dagster, never on Airflow: the core and the Airflow prov
 - :class:`DruidIngestComponent` / :class:`DruidMsqIngestComponent`: the same as ``defs.yaml`` Components (``dg``).
 - :func:`druid_compaction_assets`: a compaction per partition (``<datasource>/compacted``), gated the same way.
 - :func:`druid_retention_op`: drop, then kill, each partition's window ``keep_days`` back (retention).
+- :func:`druid_served_sensor`: runs downstream work when Druid newly serves a partition, whoever wrote it.
 - :func:`pool_limit`: the concurrency pool's limit from Druid's task slots.
 """
 
@@ -28,6 +29,7 @@ from dagster_druid_ingest.pools import cluster_pool_limit, concurrency_set_comma
 from dagster_druid_ingest.resource import DruidResource
 from dagster_druid_ingest.retention import druid_retention_op
 from dagster_druid_ingest.run_config import IDEMPOTENCY_TAG, DruidRunConfig
+from dagster_druid_ingest.served_sensor import druid_served_sensor
 from dagster_druid_ingest.steps import WaitOptions
 from dagster_druid_ingest.translator import DagsterDruidTranslator, DruidAssetProps
 
@@ -60,6 +62,7 @@ __all__ = [
     "druid_interval",
     "druid_msq_assets",
     "druid_retention_op",
+    "druid_served_sensor",
     "handoff_check",
     "pool_limit",
     "time_partitions",

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from ._step_lines import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
     from ._waits import TaskProgress
-    from .watch.changes import ServedChange
+    from .watch.changes import ChangeKind, ServedChange
     from .watch.cursor import WatchCursor
     from .watch.look import ChangeBatch
 
@@ -76,6 +76,7 @@ _WHERE = {
     "submit_lines": "_step_lines",
     "slots_finding": "_capacity",
     "ChangeBatch": "watch.look",
+    "ChangeKind": "watch.changes",
     "ServedChange": "watch.changes",
     "WatchCursor": "watch.cursor",
 }
@@ -92,6 +93,7 @@ __all__ = [
     "SHUTDOWN_RETRY",
     "AfterFailedPublish",
     "ChangeBatch",
+    "ChangeKind",
     "HandoffOutcome",
     "HandoffVerdict",
     "IngestResult",
