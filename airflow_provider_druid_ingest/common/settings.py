@@ -39,6 +39,7 @@ def wait_kwargs(
         "max_poll_interval": schedule.max_delay,
         "poll_multiplier": schedule.multiplier,
         "detect_within": schedule.detect_within,
+        "check_every": schedule.check_every,
         "retry": retry.to_dict() if retry is not None else None,
     }
 

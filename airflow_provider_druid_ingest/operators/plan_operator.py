@@ -114,10 +114,9 @@ class DruidPlanOperator(BaseOperator):
 
     def _check_capacity(self, client: DruidClient, plan: Plan) -> None:
         """Compare the plan's peak slots with the cluster's (``/workers``): warn when it cannot run at full
-        parallelism, fail (no retry) when it would deadlock. Needs STATE READ; without it nothing is checked."""
-        from druid_ingest.ops import capacity_verdict
-
-        verdict = capacity_verdict(plan.peak_slots, client.capacity)
+        parallelism, fail (no retry) when it would deadlock. Needs STATE READ; without it nothing is checked. The
+        core's rule (``ops.capacity_verdict``), as ``DruidClient.ingest`` runs it."""
+        verdict = client.check_capacity(plan.peak_slots)
         if verdict is None:
             return
         level, message = verdict

@@ -57,6 +57,8 @@ class DruidWorkOperator(DruidPlanOperator):
         as few status reads as that allows. It must be >= ``poll_interval``; it replaces ``max_poll_interval`` as
         the cap of the delays while the task may end (``max_poll_interval`` still caps the backoff past every
         known run time). See docs/waiting.md
+    :param check_every: with the datasource's history, the longest silence before the task's usual end (default
+        600 s): each such safety look sees a mid-run failure and logs progress; None: no look before the usual end
     :param shutdown_on_kill: shut the Druid task down when this Airflow task is killed (default True)
     :param shutdown_on_timeout: shut it down on ``task_timeout`` or ``execution_timeout`` (default True);
         with False a retry adopts the still-running task
@@ -86,6 +88,7 @@ class DruidWorkOperator(DruidPlanOperator):
         poll_interval: float = 5.0,
         max_poll_interval: float = 60.0,
         detect_within: float | None = None,
+        check_every: float | None = 600.0,
         shutdown_on_kill: bool = True,
         shutdown_on_timeout: bool = True,
         deferrable: bool | None = None,
@@ -105,6 +108,7 @@ class DruidWorkOperator(DruidPlanOperator):
         self.poll_interval = float(poll_interval)
         self.max_poll_interval = float(max_poll_interval)
         self.detect_within = detect_within
+        self.check_every = check_every
         self._schedule  # noqa: B018 - checks detect_within against poll_interval now, at DAG parse time
         self.shutdown_on_kill = shutdown_on_kill
         self.shutdown_on_timeout = shutdown_on_timeout
@@ -140,12 +144,14 @@ class DruidWorkOperator(DruidPlanOperator):
             with self.hook.get_client() as client:
                 self._check_capacity(client, plan)
                 outcome = self.ensure(client, plan)
+                submitted_at = time.time() if outcome.action == "submitted" else None
                 self._druid_task_id = outcome.task_id
                 push_task_refs(context, outcome.task_id, client.config.console_task_url(outcome.task_id))
                 if self.deferrable and outcome.action == "submitted":
                     look = None  # just submitted: it cannot have ended yet, so no look before deferring
                 else:
-                    look = self._watch(client, plan, outcome.task_id, wait=not self.deferrable)
+                    look = self._watch(client, plan, outcome.task_id, wait=not self.deferrable,
+                                       submitted_at=submitted_at)
         except AirflowTaskTimeout:  # execution_timeout: the runner calls on_kill() next
             self._timed_out = True
             raise
@@ -167,6 +173,7 @@ class DruidWorkOperator(DruidPlanOperator):
                 append=self._append(plan),
                 handoff_timeout=self._handoff_timeout(plan),
                 shutdown_on_kill=self.shutdown_on_kill,
+                submitted_at=submitted_at,
                 **wait_kwargs(self.druid_conn_id, self._remaining(self.task_timeout), self._schedule,
                                       self.http_retry),
             ),
@@ -193,8 +200,11 @@ class DruidWorkOperator(DruidPlanOperator):
 
     # ---- the wait, in the worker or as one look -------------------------------------------------------
 
-    def _watch(self, client: DruidClient, plan: Plan, druid_task_id: str, *, wait: bool) -> IngestionOutcome:
-        """The whole wait in this worker (``wait``), or one look: deadlines already passed = one poll each."""
+    def _watch(
+        self, client: DruidClient, plan: Plan, druid_task_id: str, *, wait: bool, submitted_at: float | None = None
+    ) -> IngestionOutcome:
+        """The whole wait in this worker (``wait``), or one look: deadlines already passed = one poll each.
+        ``submitted_at``: just submitted, so the first look comes ``poll_interval`` later (the core's rule)."""
         from druid_ingest.ops import ProgressLines
 
         task_deadline = time.time() + (self._remaining(self.task_timeout) if wait else 0.0)
@@ -202,6 +212,7 @@ class DruidWorkOperator(DruidPlanOperator):
             druid_task_id, plan.datasource, list(plan.intervals), self._append(plan), task_deadline=task_deadline,
             handoff_timeout=None if not self._gated(plan) else self.handoff_timeout if wait else 0.0,
             schedule=self._schedule, on_progress=ProgressLines(self.log.info, druid_task_id),
+            submitted_at=submitted_at,
         )
 
     def _finish(self, outcome: IngestionOutcome, context: Context, plan: Plan | None = None) -> str:
@@ -301,7 +312,8 @@ class DruidWorkOperator(DruidPlanOperator):
 
     @property
     def _schedule(self) -> PollSchedule:
-        return PollSchedule(self.poll_interval, self.max_poll_interval, detect_within=self.detect_within)
+        return PollSchedule(self.poll_interval, self.max_poll_interval, detect_within=self.detect_within,
+                            check_every=self.check_every)
 
     def _remaining(self, wait: float) -> float:
         """``wait`` seconds, or less when ``execution_timeout`` ends sooner."""

@@ -38,6 +38,7 @@ class DruidWaitTrigger(BaseTrigger):
     :param poll_interval: first delay between polls (seconds), growing by ``poll_multiplier``
     :param max_poll_interval: cap of the delay between polls
     :param detect_within: the task wait's detection-latency target, seconds (None: none; ``PollSchedule``)
+    :param check_every: the task wait's longest silence before the usual end, seconds (None: none; ``PollSchedule``)
     :param retry: ``RetryPolicy.to_dict()`` for each HTTP call (None: the core's default policy)
     """
 
@@ -51,6 +52,7 @@ class DruidWaitTrigger(BaseTrigger):
         poll_multiplier: float = 1.5,
         retry: dict[str, Any] | None = None,
         detect_within: float | None = None,
+        check_every: float | None = 600.0,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow's BaseTrigger is untyped
         self.conn_id = conn_id
@@ -60,6 +62,7 @@ class DruidWaitTrigger(BaseTrigger):
         self.poll_multiplier = float(poll_multiplier)
         self.retry = dict(retry) if retry else None
         self.detect_within = detect_within
+        self.check_every = check_every
         self.schedule  # noqa: B018 - a bad target fails here, not in the triggerer's event loop later
 
     def _common_kwargs(self) -> dict[str, Any]:
@@ -71,6 +74,7 @@ class DruidWaitTrigger(BaseTrigger):
             "poll_multiplier": self.poll_multiplier,
             "retry": self.retry,
             "detect_within": self.detect_within,
+            "check_every": self.check_every,
         }
 
     def _classpath(self) -> str:
@@ -78,7 +82,8 @@ class DruidWaitTrigger(BaseTrigger):
 
     @property
     def schedule(self) -> PollSchedule:
-        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within)
+        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within,
+                            self.check_every)
 
     @contextlib.asynccontextmanager
     async def _client(self) -> AsyncIterator[AsyncDruidClient]:

@@ -26,15 +26,19 @@ class DruidIngestionTrigger(DruidTaskTrigger):
     :param intervals: the intervals whose chunks must be served (empty: the task's own)
     :param append: the task appends (``appendToExisting``): every used segment of each chunk must be served
     :param handoff_timeout: seconds for the handoff after the task ended; None to stop at SUCCESS
+    :param submitted_at: epoch seconds the operator submitted the task (None: adopted); the first look comes
+        ``poll_interval`` after it (a task submitted a moment ago cannot have ended yet)
     """
 
     def __init__(self, druid_task_id: str, *, datasource: str = "", intervals: list[str] | None = None,
-                 append: bool = False, handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT, **kwargs: Any) -> None:
+                 append: bool = False, handoff_timeout: float | None = DEFAULT_HANDOFF_TIMEOUT,
+                 submitted_at: float | None = None, **kwargs: Any) -> None:
         super().__init__(druid_task_id, **kwargs)
         self.datasource = datasource
         self.intervals = list(intervals or [])
         self.append = bool(append)
         self.handoff_timeout = float(handoff_timeout) if handoff_timeout is not None else None
+        self.submitted_at = float(submitted_at) if submitted_at is not None else None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         classpath, kwargs = super().serialize()
@@ -44,6 +48,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
             "intervals": self.intervals,
             "append": self.append,
             "handoff_timeout": self.handoff_timeout,
+            "submitted_at": self.submitted_at,
         }
 
     async def _watch(self) -> dict[str, Any]:
@@ -52,6 +57,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
                 outcome = await client.watch_ingestion(
                     self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
                     handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
+                    submitted_at=self.submitted_at,
                 )
                 self._log_shared_reads(client)
         except Exception as exc:  # one "error" event, never a raise

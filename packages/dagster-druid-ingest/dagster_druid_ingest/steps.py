@@ -24,7 +24,6 @@ from druid_ingest.ops import (
     StepLine,
     SubmitOutcome,
     TaskOutcome,
-    capacity_verdict,
     check_after_failed_publish,
     check_on_never,
     shutdown_task,
@@ -66,8 +65,8 @@ class WaitOptions:
 
 
 def check_capacity(client: DruidClient, plan: Plan, log: Log) -> None:
-    """The core's capacity verdict (``capacity_verdict``): ``error`` fails the step without retry."""
-    verdict = capacity_verdict(plan.peak_slots, client.capacity)
+    """The core's capacity verdict (``client.check_capacity``): ``error`` fails the step without retry."""
+    verdict = client.check_capacity(plan.peak_slots)
     if verdict is None:
         return
     level, message = verdict

@@ -2,37 +2,44 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 
-from druid_ingest.api import ClusterCapacity
-from druid_ingest.ops import SHUTDOWN_RETRY, SubmitOutcome, capacity_verdict, shutdown_task, submit_lines
-from druid_ingest.wire import DruidAuthError, DruidConnectionError
+from druid_ingest.ops import SHUTDOWN_RETRY, StepLine, SubmitOutcome, capacity_verdict, shutdown_task, submit_lines
+from druid_ingest.wire import DruidAuthError, DruidConnectionError, DruidError
+from druid_ingest.wire._http import Response
 
 
-def _capacity(total: int) -> ClusterCapacity:
-    return ClusterCapacity(workers=(), total_slots=total, used_slots=0)
+def _verdict(peak: int, reply: int | DruidError) -> StepLine | None:
+    """Drive the sans-I/O verdict: its one ``GET /workers`` answered with ``reply`` total slots (one worker), or
+    that error thrown back."""
+    op = capacity_verdict(peak)
+    next(op)
+    try:
+        if isinstance(reply, DruidError):
+            op.throw(reply)
+        body = [{"worker": {"host": "mm", "capacity": reply}, "currCapacityUsed": 0}]
+        op.send(Response(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, "http://d", "GET"))
+    except StopIteration as stop:
+        found: StepLine | None = stop.value
+        return found
+    raise AssertionError("the verdict asked more than one request")
 
 
 def test_capacity_verdict_levels():
-    assert capacity_verdict(2, lambda: _capacity(4)) is None
-    assert capacity_verdict(3, lambda: _capacity(1))[0] == "error"
-    level, message = capacity_verdict(5, lambda: _capacity(3))
+    assert _verdict(2, 4) is None
+    assert _verdict(3, 1)[0] == "error"
+    level, message = _verdict(5, 3)
     assert level == "warning" and "at most 2 subtask(s)" in message
 
 
 def test_capacity_verdict_without_state_read_checks_nothing():
-    def forbidden() -> ClusterCapacity:
-        raise DruidAuthError("403", status=403)
-
-    level, message = capacity_verdict(9, forbidden)
+    level, message = _verdict(9, DruidAuthError("403", status=403))
     assert level == "info" and "STATE READ" in message
 
 
 def test_capacity_verdict_on_401_says_credentials_rejected_not_state_read():
-    def unauthenticated() -> ClusterCapacity:
-        raise DruidAuthError("401", status=401)
-
-    level, message = capacity_verdict(9, unauthenticated)
+    level, message = _verdict(9, DruidAuthError("401", status=401))
     assert level == "info" and "rejected these credentials" in message and "STATE READ" not in message
 
 

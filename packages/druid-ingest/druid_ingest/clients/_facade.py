@@ -31,6 +31,7 @@ from druid_ingest.ops import (
 )
 from druid_ingest.ops import _drop as drops
 from druid_ingest.ops import _operations as ops
+from druid_ingest.ops import _step_lines as step_lines
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
 from druid_ingest.ops.gate import steps as gate
@@ -120,6 +121,17 @@ class ClientFacade(EndpointCalls[Mode]):
                        id_prefix=id_prefix)
         return self._run(ops.ensure_submitted(plan, max_attempts, allow_empty=allow_empty,
                                               after_failed_publish=rule))
+
+    @overload
+    def check_capacity(self: ClientFacade[SyncMode], peak_slots: int) -> step_lines.StepLine | None: ...
+    @overload
+    def check_capacity(
+        self: ClientFacade[AsyncMode], peak_slots: int
+    ) -> Awaitable[step_lines.StepLine | None]: ...
+    def check_capacity(self, peak_slots: int) -> Any:
+        """``ops.capacity_verdict`` for a plan needing ``peak_slots`` at once, with this client's wait memory (the
+        cluster's slots are read once per ``CAPACITY_TTL`` per process)."""
+        return self._run(step_lines.capacity_verdict(peak_slots, self.wait_memory))
 
     @overload
     def ingest(
@@ -333,23 +345,24 @@ class ClientFacade(EndpointCalls[Mode]):
     def watch_ingestion(
         self: ClientFacade[SyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
         task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None, predict: bool = True,
+        on_progress: ProgressSink | None = None, predict: bool = True, submitted_at: float | None = None,
     ) -> IngestionOutcome: ...
     @overload
     def watch_ingestion(
         self: ClientFacade[AsyncMode], task_id: str, datasource: str, intervals: list[str], append: bool, *,
         task_deadline: float, handoff_timeout: float | None, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None, predict: bool = True,
+        on_progress: ProgressSink | None = None, predict: bool = True, submitted_at: float | None = None,
     ) -> Awaitable[IngestionOutcome]: ...
     def watch_ingestion(
         self, task_id: str, datasource: str, intervals: list[str], append: bool, *, task_deadline: float,
         handoff_timeout: float | None, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
-        predict: bool = True,
+        predict: bool = True, submitted_at: float | None = None,
     ) -> Any:
         """IngestionOutcome of the task wait then the handoff wait (``task_deadline``: absolute epoch seconds;
-        ``handoff_timeout``: seconds after the task ended, None to skip the handoff)."""
+        ``handoff_timeout``: seconds after the task ended, None to skip the handoff; ``submitted_at``: when the
+        caller submitted the task, its first look then comes ``poll_interval`` after)."""
         op = waits.watch_ingestion(task_id, datasource, intervals, append, task_deadline, handoff_timeout, schedule,
-                                   self.clock, memory=self._memory(predict))
+                                   self.clock, memory=self._memory(predict), submitted_at=submitted_at)
         return self._run(op, on_progress)
 
     def _memory(self, predict: bool) -> WaitMemory | None:

@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import Literal
 
 from druid_ingest.api import ClusterCapacity
+from druid_ingest.api import endpoints as ep
+from druid_ingest.ops._history import WaitMemory
+from druid_ingest.wire import Operation, call
 
-__all__ = ["SlotFinding", "pool_size", "slots_finding"]
+__all__ = ["SlotFinding", "cluster_capacity", "pool_size", "slots_finding"]
 
 SlotFinding = tuple[Literal["error", "warning"], str]
 
@@ -37,3 +40,17 @@ def slots_finding(peak_slots: int, capacity: ClusterCapacity) -> SlotFinding | N
     return ("warning", f"the spec needs {peak_slots} Druid task slots at peak but the cluster has {total}: its "
                        f"subtasks will queue (PENDING) and it runs with at most {total - 1} subtask(s) at once "
                        f"(lower tuningConfig.maxNumConcurrentSubTasks to {total - 1}, or add workers)")
+
+
+def cluster_capacity(memory: WaitMemory | None = None) -> Operation[ClusterCapacity]:
+    """``GET /workers``, or ``memory``'s copy of it younger than its ``CAPACITY_TTL``: the verdicts depend only on
+    the total slots, which change when workers come or go, not between two ingestions a few minutes apart.
+    Errors propagate (and are not kept)."""
+    if memory is not None:
+        found, capacity = memory.capacity.get(memory.cluster)
+        if found and capacity is not None:
+            return capacity
+    capacity = yield from call(ep.workers(), ep.parse_workers)
+    if memory is not None:
+        memory.capacity.put(memory.cluster, capacity)
+    return capacity

@@ -4,30 +4,41 @@ A wait that knows a datasource's daily ingestion runs 9-11 minutes does not need
 ten minutes: it can look first near the short end and densely around the expected end. The durations come from
 ``GET /druid/indexer/v1/tasks?state=complete&datasource=&type=&max=`` (SUCCESS ingestions only: supervisors,
 never their ``partial_*``/``single_phase_sub_task`` subtasks), fetched once per process per datasource and type
-and cached for a while (``HISTORY_TTL``), so a thousand waits on one datasource cost one request.
+and kept while it cannot have changed much: a tenth of its samples' worth of runs at the datasource's own cadence
+(:func:`history_ttl`), so a thousand waits on one datasource cost one request, and a daily one in a long-lived
+triggerer reads it every few days, not every run.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
-from druid_ingest.api import TaskStatus
+from druid_ingest.api import ClusterCapacity, TaskStatus
 from druid_ingest.api import endpoints as ep
+from druid_ingest.planning import parse_instant
 from druid_ingest.wire import DruidError, Operation, call
 
 __all__ = [
     "CACHE",
+    "CAPACITY",
+    "CAPACITY_TTL",
     "HANDOFF_LATENCIES",
+    "HISTORY_MAX_TTL",
     "HISTORY_TTL",
     "SUBTASK_TYPES",
+    "CapacityCache",
     "DurationHistory",
     "HandoffLatencies",
     "HistoryCache",
+    "TtlCache",
     "WaitMemory",
+    "history_ttl",
     "ingestion_durations",
     "percentile",
     "task_history",
@@ -36,7 +47,13 @@ __all__ = [
 #: task types Druid runs *inside* an ingestion (druid-contract §workers): never an ingestion's own duration
 SUBTASK_TYPES = frozenset({"single_phase_sub_task", "partial_dimension_cardinality", "partial_dimension_distribution",
                            "partial_index_generate", "partial_range_index_generate", "partial_index_generic_merge"})
+#: the shortest a history is kept (a datasource with too few runs to know its cadence)
 HISTORY_TTL = 900.0
+#: the longest: a week, whatever the cadence (durations drift as the data grows)
+HISTORY_MAX_TTL = 7 * 86400.0
+#: how long the cluster's task slots (``GET /workers``) are kept: the capacity check compares them with a plan's
+#: peak, which only adding or removing workers changes (an autoscaler's cycle is minutes)
+CAPACITY_TTL = 600.0
 #: how long "no history yet" is remembered: a backfill's first days complete within minutes and make one
 MISS_TTL = 120.0
 HISTORY_SIZE = 50
@@ -65,51 +82,88 @@ class DurationHistory:
     median: float
     high: float  # 95th percentile
     longest: float
+    #: the median seconds between two of these runs' starts (how often the datasource runs), None when unknown
+    every: float | None = None
 
     @classmethod
-    def of(cls, durations: Sequence[float]) -> DurationHistory | None:
-        """None with fewer than ``MIN_SAMPLES`` durations: too little to predict from."""
+    def of(cls, durations: Sequence[float], starts: Sequence[float] = ()) -> DurationHistory | None:
+        """None with fewer than ``MIN_SAMPLES`` durations: too little to predict from. ``starts``: the runs'
+        start instants (epoch seconds), for the cadence."""
         if len(durations) < MIN_SAMPLES:
             return None
+        ordered = sorted(starts)
+        gaps = [b - a for a, b in itertools.pairwise(ordered) if b > a]
         return cls(len(durations), percentile(durations, 5), percentile(durations, 50), percentile(durations, 95),
-                   max(durations))
+                   max(durations), percentile(gaps, 50) if gaps else None)
 
 
-class HistoryCache:
-    """Per-process cache of :class:`DurationHistory` by (cluster, datasource, task type), with a TTL.
+def history_ttl(history: DurationHistory | None) -> float:
+    """How long a history may be reused: while at most a tenth of its samples can have been replaced by newer runs
+    (``samples // 10`` runs at its cadence), between ``HISTORY_TTL`` and ``HISTORY_MAX_TTL``. The window a wait
+    plans from (5th percentile to longest, widened by two sample gaps) barely moves when a tenth of it changes;
+    a miss is the caller's ``MISS_TTL``."""
+    if history is None or history.every is None:
+        return HISTORY_TTL
+    return min(HISTORY_MAX_TTL, max(HISTORY_TTL, history.samples // 10 * history.every))
 
-    Thread-safe: triggers (one event loop) and worker threads may share it. A miss is cached too, for a shorter
-    while (``miss_ttl``), so a datasource without history is not asked again on every wait.
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class TtlCache(Generic[K, V]):
+    """Per-process values with a time to live, on an injectable clock (a simulation's, or ``time.monotonic``).
+
+    Thread-safe: triggers (one event loop) and worker threads may share it. Each entry may carry its own TTL; a
+    miss (None) is kept for ``miss_ttl``, so a question without an answer is not asked again on every wait.
     """
 
-    def __init__(
-        self, ttl: float = HISTORY_TTL, clock: Callable[[], float] = time.monotonic, miss_ttl: float = MISS_TTL
-    ) -> None:
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, miss_ttl: float | None = None) -> None:
         self.ttl = ttl
-        self.miss_ttl = miss_ttl
+        self.miss_ttl = ttl if miss_ttl is None else miss_ttl
         self.clock = clock
         self._lock = threading.Lock()
-        self._entries: dict[tuple[str, str, str], tuple[float, DurationHistory | None]] = {}
+        self._entries: dict[K, tuple[float, V | None, float]] = {}
 
-    def get(self, key: tuple[str, str, str]) -> tuple[bool, DurationHistory | None]:
-        """(found and fresh, the history or None)."""
+    def get(self, key: K) -> tuple[bool, V | None]:
+        """(found and fresh, the value or None)."""
         with self._lock:
             entry = self._entries.get(key)
-        if entry is None or self.clock() - entry[0] > (self.ttl if entry[1] is not None else self.miss_ttl):
+        if entry is None or self.clock() - entry[0] > entry[2]:
             return False, None
         return True, entry[1]
 
-    def put(self, key: tuple[str, str, str], history: DurationHistory | None) -> None:
+    def put(self, key: K, value: V | None, ttl: float | None = None) -> None:
+        """Keep ``value`` for ``ttl`` seconds (default: the cache's ``ttl``, or ``miss_ttl`` for None)."""
+        keep = ttl if ttl is not None else self.ttl if value is not None else self.miss_ttl
         with self._lock:
-            self._entries[key] = (self.clock(), history)
+            self._entries[key] = (self.clock(), value, keep)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
 
 
-#: the process-wide cache every client shares (keyed by the cluster's URL)
+class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
+    """:class:`DurationHistory` by (cluster, datasource, task type); :func:`task_history` keeps each for its
+    :func:`history_ttl`."""
+
+    def __init__(
+        self, ttl: float = HISTORY_TTL, clock: Callable[[], float] = time.monotonic, miss_ttl: float = MISS_TTL
+    ) -> None:
+        super().__init__(ttl, clock, miss_ttl)
+
+
+class CapacityCache(TtlCache[str, ClusterCapacity]):
+    """The cluster's :class:`ClusterCapacity` by its URL, for ``CAPACITY_TTL`` (``ops._capacity``)."""
+
+    def __init__(self, ttl: float = CAPACITY_TTL, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(ttl, clock, miss_ttl=0.0)
+
+
+#: the process-wide caches every client shares (keyed by the cluster's URL)
 CACHE = HistoryCache()
+CAPACITY = CapacityCache()
 
 
 def task_history(
@@ -126,9 +180,21 @@ def task_history(
         tasks = yield from call(ep.tasks("complete", datasource, HISTORY_SIZE, task_type), ep.parse_tasks)
     except DruidError:
         tasks = []
-    history = DurationHistory.of(ingestion_durations(tasks))
-    store.put(key, history)
+    history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
+    store.put(key, history, history_ttl(history) if history is not None else None)
     return history
+
+
+def _starts(tasks: Sequence[TaskStatus]) -> list[float]:
+    """The SUCCESS ingestions' ``createdTime`` instants (epoch seconds), those that parse."""
+    found = []
+    for task in tasks:
+        if task.state == "SUCCESS" and task.created_time and task.task_type not in SUBTASK_TYPES:
+            try:
+                found.append(parse_instant(task.created_time).timestamp())
+            except ValueError:
+                continue
+    return found
 
 
 class HandoffLatencies:
@@ -172,7 +238,13 @@ class WaitMemory:
     cluster: str
     durations: HistoryCache = field(default_factory=HistoryCache)
     handoffs: HandoffLatencies = field(default_factory=HandoffLatencies)
+    capacity: CapacityCache = field(default_factory=CapacityCache)
 
     @classmethod
     def shared(cls, cluster: str) -> WaitMemory:
-        return cls(cluster, CACHE, HANDOFF_LATENCIES)
+        return cls(cluster, CACHE, HANDOFF_LATENCIES, CAPACITY)
+
+    @classmethod
+    def on_clock(cls, cluster: str, clock: Callable[[], float]) -> WaitMemory:
+        """A fresh memory whose caches age on ``clock`` (a simulated one: a daily run then pays its reads)."""
+        return cls(cluster, HistoryCache(clock=clock), HandoffLatencies(), CapacityCache(clock=clock))

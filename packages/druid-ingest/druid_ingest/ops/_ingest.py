@@ -9,9 +9,10 @@ from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
 from druid_ingest.ops._outcomes import IngestResult
+from druid_ingest.ops._step_lines import capacity_verdict
 from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
 from druid_ingest.planning import Plan
-from druid_ingest.wire import Operation, PollSchedule
+from druid_ingest.wire import DruidUsageError, Operation, PollSchedule
 
 __all__ = ["ingest"]
 
@@ -32,11 +33,18 @@ def ingest(
 ) -> Operation[IngestResult]:
     """IngestResult once the data is queryable (``handoff_timeout=None``: once the task succeeded).
 
+    The same steps, in the same order, as the orchestrator faces: the capacity check (``capacity_verdict``: a
+    plan that would deadlock raises DruidUsageError before any submit; a warning is on the result), then
+    ``ensure_submitted``, then ``watch_ingestion`` (its first look ``poll_interval`` after a submit).
+
     Raises DruidTaskFailedError (full errorMsg, row stats, first unparseable events) for a FAILED task,
     HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidEmptyIngestionError when the task
     published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout.
     """
     check_on_never(on_never)
+    capacity = yield from capacity_verdict(plan.peak_slots, memory)
+    if capacity is not None and capacity[0] == "error":
+        raise DruidUsageError(capacity[1])
     # allow_empty also turns off the pre-submit input probe of a dropExisting replace (operations.probe_input)
     submitted = yield from ensure_submitted(plan, max_attempts, allow_empty=allow_empty,
                                             after_failed_publish=after_failed_publish)
@@ -44,8 +52,9 @@ def ingest(
     outcome = yield from watch_ingestion(
         submitted.task_id, plan.datasource, list(plan.intervals), plan.append, start + task_timeout,
         handoff_timeout if plan.publishes else None, schedule, clock, report_every, memory,  # a kill: no gate
+        submitted_at=start if submitted.action == "submitted" else None,
     )
     status = outcome.task.settle()
     handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None
     report = outcome.task.report or (yield from report_summary(status.task_id))
-    return IngestResult(submitted, status, report, handoff)
+    return IngestResult(submitted, status, report, handoff, capacity)

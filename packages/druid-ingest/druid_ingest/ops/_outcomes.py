@@ -335,12 +335,14 @@ class SubmitOutcome:
 @dataclass(frozen=True)
 class IngestResult:
     """What the one-call ingestion did: the submit (or adoption), the terminal status, the final report,
-    and the handoff verdict (None when the caller did not wait for handoff)."""
+    and the handoff verdict (None when the caller did not wait for handoff), and the capacity check's line
+    (level, message) when it had one."""
 
     submit: SubmitOutcome
     status: TaskStatus
     report: ReportSummary | None
     handoff: HandoffResult | None
+    capacity: tuple[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -30,8 +30,9 @@ __all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "PredictedSchedule", "fixed_
 
 #: seconds between looks around the expected end: the detection latency to expect
 DEFAULT_LATENCY = 15.0
-#: the longest silence before the expected end (each such look also fetches a progress report)
-DEFAULT_SPARSE_CAP = 600.0
+#: the longest silence before the expected end (each such look also fetches a progress report): the default of
+#: ``PollSchedule.check_every``
+DEFAULT_SPARSE_CAP = PollSchedule().check_every or 600.0
 
 
 def fixed_delay(schedule: PollSchedule, poll: int) -> float:
@@ -48,13 +49,21 @@ class PredictedSchedule:
     """Look times from history; ``fallback`` while the task is not running yet, or past every known duration.
 
     ``start_error``: how far off the wait's estimate of the run's start may be (seconds either way); with a
-    target the window widens by it on both sides."""
+    target the window widens by it on both sides. ``sparse_cap``: the longest silence before the window
+    (default: ``fallback.check_every``; infinite when that is None)."""
 
     history: DurationHistory
     fallback: PollSchedule = field(default_factory=PollSchedule)
     latency: float = DEFAULT_LATENCY
-    sparse_cap: float = DEFAULT_SPARSE_CAP
+    sparse_cap: float | None = None
     start_error: float = 0.0
+
+    @property
+    def silence(self) -> float:
+        """The longest gap before the dense window: ``sparse_cap``, else the schedule's ``check_every``."""
+        if self.sparse_cap is not None:
+            return self.sparse_cap
+        return self.fallback.check_every if self.fallback.check_every is not None else math.inf
 
     @property
     def target(self) -> float | None:
@@ -112,7 +121,7 @@ class PredictedSchedule:
         """Seconds until the next look for a task that has been running ``running_for`` seconds."""
         first = self.first_look
         if running_for < first - self.step / 4:  # closer than that to the first look: it is the dense window
-            return min(first - running_for, self.sparse_cap)
+            return min(first - running_for, self.silence)
         if self.target is None:
             if running_for < self.window_end:
                 return self.step

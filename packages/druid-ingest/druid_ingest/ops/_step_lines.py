@@ -10,10 +10,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
-from druid_ingest.api import ClusterCapacity
-from druid_ingest.ops._capacity import slots_finding
+from druid_ingest.ops._capacity import cluster_capacity, slots_finding
+from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._outcomes import SubmitOutcome
-from druid_ingest.wire import DruidAuthError, DruidError, RetryPolicy
+from druid_ingest.wire import DruidAuthError, DruidError, Operation, RetryPolicy
 
 __all__ = ["SHUTDOWN_RETRY", "StepLine", "capacity_verdict", "shutdown_task", "submit_lines"]
 
@@ -27,12 +27,13 @@ class _Stopper(Protocol):
     def shutdown(self, task_id: str) -> Any: ...
 
 
-def capacity_verdict(peak_slots: int, read_capacity: Callable[[], ClusterCapacity]) -> StepLine | None:
-    """The spec's peak slots against the cluster's: ``error`` when it would deadlock (fail, no retry),
-    ``warning`` when it runs with less parallelism, None when it fits. Listing workers needs STATE READ:
-    without it (403) nothing is checked (an ``info`` line says so); a 401 says the credentials were rejected."""
+def capacity_verdict(peak_slots: int, memory: WaitMemory | None = None) -> Operation[StepLine | None]:
+    """The spec's peak slots against the cluster's (``cluster_capacity``: one ``GET /workers``, kept in
+    ``memory`` for its TTL): ``error`` when it would deadlock (fail, no retry), ``warning`` when it runs with less
+    parallelism, None when it fits. Listing workers needs STATE READ: without it (403) nothing is checked (an
+    ``info`` line says so); a 401 says the credentials were rejected. Every face and ``ingest`` run this one."""
     try:
-        capacity = read_capacity()
+        capacity = yield from cluster_capacity(memory)
     except DruidAuthError as exc:
         if exc.status == 401:  # authentication: the login itself was refused, not a missing permission
             return ("info", "Not checking Druid's task slots: Druid rejected these credentials (HTTP 401, "

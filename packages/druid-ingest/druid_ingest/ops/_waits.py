@@ -75,6 +75,7 @@ def watch_task(
     report_every: float = DEFAULT_REPORT_EVERY,
     ceiling: str | None = None,
     memory: WaitMemory | None = None,
+    first_look: float = 0.0,
 ) -> Operation[TaskOutcome]:
     """Poll until SUCCESS/FAILED or ``deadline`` (``clock()`` time); the outcome holds the final report.
 
@@ -85,14 +86,19 @@ def watch_task(
     report is fetched at most every ``report_every`` seconds while it runs, and once at the end. A deadline
     already passed makes it one look. A look that fails transiently (one call's retries exhausted: Overlord
     down, 5xx, refused) does not end the wait: it looks again until ``deadline`` and logs the outage (``_outage``).
+    ``first_look``: seconds before the first look (a task submitted a moment ago cannot have ended yet).
     """
     schedule = schedule or PollSchedule()
+    if first_look > 0:
+        yield Sleep(min(first_look, max(0.0, deadline - clock())))
     started = clock()
     polls = past_end = 0
     planner: PredictedSchedule | None = None
     planned = False
     running_since: float | None = None
-    previous_look = started
+    # just submitted: it started running between the submit and the first look (its createdTime would err early
+    # by its time in the queue, and a window planned from it end before late runs do)
+    previous_look = started - first_look if first_look > 0 else started
     reported_at = started  # the first progress report comes after report_every, not at the first look
     known: TaskStatus | None = None
     unknown_looks = 0
@@ -144,7 +150,8 @@ def watch_task(
                                               memory.durations)
             planner = PredictedSchedule(history, schedule) if history is not None else None
         if running_since is None and status.runner_state == "RUNNING":
-            running_since, start_error = _run_start(status, polls, previous_look, now)
+            running_since, start_error = _run_start(status, polls if first_look <= 0 else polls + 1, previous_look,
+                                                    now)
             if planner is not None:
                 planner = replace(planner, start_error=start_error)
         previous_look = now
@@ -272,15 +279,20 @@ def watch_ingestion(
     clock: Clock = time.time,
     report_every: float = DEFAULT_REPORT_EVERY,
     memory: WaitMemory | None = None,
+    submitted_at: float | None = None,
 ) -> Operation[IngestionOutcome]:
     """The task wait, then (after SUCCESS, unless ``handoff_timeout`` is None) the handoff wait, in one go.
 
     ``task_deadline`` is absolute; the handoff gets ``handoff_timeout`` seconds from the moment the task wait
     ends, but never past ``task_deadline + handoff_timeout`` (a rebuilt trigger cannot extend it much). The
     handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
-    later replace's. ``datasource``/``intervals`` may be empty: the task's own are used.
+    later replace's. ``datasource``/``intervals`` may be empty: the task's own are used. ``submitted_at``: when
+    this wait's caller submitted the task (``clock()`` time); its first look comes ``poll_interval`` after that,
+    the earliest a spec Druid fails at once is seen anyway (a look right after the submit only finds it queued).
     """
-    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, memory=memory)
+    first = max(0.0, submitted_at + (schedule or PollSchedule()).initial - clock()) if submitted_at is not None else 0.0
+    task = yield from watch_task(task_id, task_deadline, schedule, clock, report_every, memory=memory,
+                                 first_look=first)
     if task.kind != "success" or handoff_timeout is None:
         return IngestionOutcome(task)
     if task.status is not None:  # the wait's own terminal status and report: no second read

@@ -78,14 +78,25 @@ class PollSchedule:
     reads as that allows (``ops._schedule``). It then caps the task wait's delays instead of ``max_delay``, which
     stays the cap of the backoff past every run time the history knows. ``initial`` may not exceed it (the first
     delay is itself a gap the target must cover). Handoff waits do not use it.
+
+    ``check_every`` (seconds, default 600; None: none): with the datasource's history, the longest a task wait stays
+    silent before the task's usual end; each such safety look sees a task that failed mid-run and logs progress.
+    None trusts the history: no look until the dense window (a mid-run failure is then seen there).
     """
 
     initial: float = 2.0
     max_delay: float = 30.0
     multiplier: float = 1.5
     detect_within: float | None = None
+    check_every: float | None = 600.0
 
     def __post_init__(self) -> None:
+        every = self.check_every
+        if every is not None and (isinstance(every, bool) or not isinstance(every, int | float)
+                                  or not math.isfinite(every) or every <= 0):
+            raise DruidUsageError(
+                f"check_every={every!r}: expected a positive, finite number of seconds (the longest silence before "
+                "a task's usual end), e.g. check_every=1800, or None for no safety looks")
         target = self.detect_within
         if target is None:
             return

@@ -1,0 +1,104 @@
+"""What a process keeps between ingestions (``WaitMemory`` on an injectable clock), over real sockets, on a
+simulated clock: the cluster's slots for ``CAPACITY_TTL``, the history for its cadence; and ``check_every``."""
+
+from __future__ import annotations
+
+from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
+from druid_ingest.ops._history import CAPACITY_TTL, HISTORY_TTL, DurationHistory, WaitMemory, history_ttl
+from druid_ingest.ops._schedule import PredictedSchedule
+from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
+
+from tests.druid_ingest.sample_specs import day_spec
+
+RETRY = RetryPolicy(max_attempts=3, initial_delay=0.1, max_delay=0.5, deadline=20, jitter=False)
+
+
+def _client(fake: FakeDruid, clock: SimClock) -> DruidClient:
+    client = DruidClient(ClusterConfig(url=fake.url), RETRY, clock=clock.now, sleep=clock.sleep)
+    client.wait_memory = WaitMemory.on_clock(fake.url, clock.now)
+    return client
+
+
+def _ingest(client: DruidClient, fake: FakeDruid, key: str, schedule: PollSchedule | None = None) -> int:
+    """One ingestion; the requests it sent."""
+    fake.clear_requests()
+    client.ingest(day_spec(), idempotency_key=key, task_timeout=7200, handoff_timeout=600,
+                  schedule=schedule or PollSchedule(5, 60, 1.5))
+    return len(fake.requests)
+
+
+def _workers(fake: FakeDruid) -> int:
+    return sum(r.path.endswith("/workers") for r in fake.requests)
+
+
+def test_two_ingestions_within_the_ttl_ask_for_the_workers_once(fake_druid_factory) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=30, pending_delay=0.5, handoff_delay=2)
+    with _client(fake, clock) as client:
+        _ingest(client, fake, "a")
+        assert _workers(fake) == 1  # the core's ingest runs the operator's capacity check
+        _ingest(client, fake, "b")
+        assert _workers(fake) == 0  # within CAPACITY_TTL: kept
+        clock.sleep(CAPACITY_TTL + 1)
+        _ingest(client, fake, "c")
+        assert _workers(fake) == 1  # past it: asked again
+
+
+def test_check_capacity_reads_once_per_ttl_on_both_clients(fake_druid_factory, make_client) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now)
+    client = make_client(fake.url)
+    client.client.wait_memory = WaitMemory.on_clock(fake.url, clock.now)
+    fake.clear_requests()
+    assert client.check_capacity(1) is None and client.check_capacity(1) is None
+    assert _workers(fake) == 1
+    clock.sleep(CAPACITY_TTL + 1)
+    client.check_capacity(1)
+    assert _workers(fake) == 2
+
+
+def test_the_history_is_kept_for_a_tenth_of_its_samples_at_its_cadence() -> None:
+    day = 86400.0
+    daily = DurationHistory.of([600.0 + n for n in range(30)], [n * day for n in range(30)])
+    assert daily is not None and daily.every == day
+    assert history_ttl(daily) == 3 * day  # 30 samples: 3 runs may be replaced before it is read again
+    assert history_ttl(DurationHistory.of([1.0, 2.0, 3.0])) == HISTORY_TTL  # cadence unknown
+    assert history_ttl(None) == HISTORY_TTL
+
+
+def test_a_daily_run_reads_the_history_only_when_its_ttl_ran_out(fake_druid_factory) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5, handoff_delay=2)
+    reads = []
+    with _client(fake, clock) as client:
+        for n in range(13):  # ten to know the cadence (10 // 10 = 1 run), then daily runs
+            fake.plan_next_task(TaskPlan(duration=60))
+            _ingest(client, fake, f"day-{n}")
+            reads.append(sum(r.path.endswith("/tasks") for r in fake.requests))
+            clock.sleep(86400 - 70)
+    # with >= 10 samples the history is kept one day: read every other daily run, not every run
+    assert sum(reads[-3:]) < 3, reads
+
+
+def test_check_every_spaces_the_safety_looks(fake_druid_factory) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=3600, pending_delay=0.5, handoff_delay=2)
+    looks = {}
+    with _client(fake, clock) as client:
+        for n in range(4):  # the history (3 runs)
+            fake.plan_next_task(TaskPlan(duration=3600))
+            _ingest(client, fake, f"warm-{n}")
+        for every in (600.0, 1800.0, None):
+            fake.plan_next_task(TaskPlan(duration=3600))
+            _ingest(client, fake, f"check-{every}", PollSchedule(5, 60, 1.5, detect_within=30, check_every=every))
+            looks[every] = sum(r.path.endswith("/status") for r in fake.requests)
+    assert looks[600.0] > looks[1800.0] > looks[None], looks
+
+
+def test_without_check_every_the_wait_is_silent_until_the_window() -> None:
+    history = DurationHistory(10, 3500.0, 3600.0, 3650.0, 3700.0)
+    assert PredictedSchedule(history, PollSchedule(5, 60, 1.5, detect_within=30)).next_delay(0) == 600
+    spaced = PredictedSchedule(history, PollSchedule(5, 60, 1.5, detect_within=30, check_every=1800))
+    assert spaced.next_delay(0) == 1800
+    trusting = PredictedSchedule(history, PollSchedule(5, 60, 1.5, detect_within=30, check_every=None))
+    assert trusting.next_delay(0) == trusting.first_look
