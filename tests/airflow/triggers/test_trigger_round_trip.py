@@ -30,6 +30,7 @@ COMMON: dict[str, Any] = {
     "poll_multiplier": 2.5,
     "retry": {"max_attempts": 9, "initial_delay": 0.3, "max_delay": 4.0, "deadline": 99.0},
     "detect_within": 0.75,
+    "check_every": 1800.0,
 }
 TARGET: dict[str, Any] = {
     "task_id": "index_parallel_wiki_x",
@@ -48,7 +49,7 @@ CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
     DruidIngestionTrigger: {"druid_task_id": "index_parallel_wiki_x", "shutdown_on_kill": False,
                             "log_progress": False, "datasource": "wiki_rt",
                             "intervals": ["2024-01-01/2024-01-02", "2024-01-05/2024-01-06"], "append": True,
-                            "handoff_timeout": 12.5, **COMMON},
+                            "handoff_timeout": 12.5, "submitted_at": 1_899_999_000.25, **COMMON},
     DruidHandoffTrigger: {"target": TARGET, **COMMON},
     DruidUnservedTrigger: {"datasource": "wiki_rt", "interval": "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",
                            "name": "drop_wiki_rt_20240101-20240102_x", "marked": 24, **COMMON},
