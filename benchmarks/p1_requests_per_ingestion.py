@@ -4,19 +4,15 @@ Default run (issue 20): the detection-latency target ``detect_within`` of 5, 30 
 ``ours+history`` and ``ours, no history`` at that target against the floor (below) and the official provider.
 ``--classic`` runs the earlier table (no target: ours, no history, fixed @ours p95, official, guide loop).
 
-Everything runs against the fake Druid over real HTTP, on a *simulated* clock shared by the fake and the client:
-a sleep advances the clock instead of waiting, so an hour of polling takes seconds and the numbers do not depend
-on the machine. Task durations vary by +-2 % around the nominal one (seeded). Variants:
-
-* ``ours+history``: ``DruidClient.ingest`` after five earlier ingestions of the datasource (the predicted
-  schedule from Druid's task history, and the usual handoff delay this process saw);
-* ``ours, no history``: the same with the caches cleared before every ingestion (fixed 5 s x1.5 -> 60 s);
-* ``fixed @ours p95``: our client with a fixed poll interval equal to ours+history's p95 detection latency;
-* ``official provider``: ``apache-airflow-providers-apache-druid``'s ``DruidHook.submit_indexing_job`` (it polls
-  status every second from the worker and has no handoff gate), run in ``benchmarks/.venv-official`` (made by
-  ``p4_dag_parse.py``) by ``p1_official.py``;
-* ``guide loop``: the common tutorial helper: status every 5 s doubling to 30 s, then a handoff check listing every
-  segment of the datasource, 5 s doubling to 30 s.
+Everything runs against the fake Druid over real HTTP, on a *simulated* clock shared by the fake, the client and
+every cache it keeps (``WaitMemory.on_clock``): a sleep advances the clock instead of waiting, so an hour of
+polling takes seconds, and a daily run pays what a real one pays. Each ingestion is ``DruidClient.ingest``, the
+operator's steps in its order (capacity check, ensure_submitted, the wait, the gate); every request is counted.
+Default variants (``targets``): ``history`` (daily runs; a new capacity cache per run, as Airflow forks a process
+per task; the wait's memory lives on, as in a triggerer), ``first-ever`` (a new datasource and process each),
+``backfill, one process`` (10 min: back to back, one process) and ``check_every=None`` (60 min). ``--classic``
+keeps the issue-19 variants (``fixed @ours p95``; ``official provider``: ``DruidHook.submit_indexing_job`` in
+``benchmarks/.venv-official`` by ``p1_official.py``, else its issue-20 figures; ``guide loop``: the tutorial's).
 
 Detection latency = the simulated time from the fake's task end to the client's first answer saying so.
 
@@ -42,12 +38,13 @@ import random
 import statistics
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy, build_plan
-from druid_ingest.ops._history import CACHE, HANDOFF_LATENCIES, DurationHistory, HistoryCache, WaitMemory, percentile
+from druid_ingest.ops._history import CapacityCache, WaitMemory, percentile
 from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +56,10 @@ FLOOR = 7  # the classic table's oracle (no input probe): id probe, submit, term
 FIXED = 7  # every ingestion's unavoidable non-status requests: id probe, input probe, submit, report, gate x3
 SPREAD = 0.02  # task durations vary uniformly by +-2 %
 HANDOFF_DELAY = 8.0
+DAY = 86400.0
+#: the official provider's requests per ingestion from the issue-20 run (1 s polls: it depends on nothing we
+#: change), used when benchmarks/.venv-official is missing
+OFFICIAL_BEFORE = {1.0: 63.3, 10.0: 606.3, 60.0: 3624.0}
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.5, max_delay=2, deadline=60, jitter=False)
 
 
@@ -88,12 +89,12 @@ class Recorder(requests.Session):
         return resp
 
 
-def spec_for(day: int) -> dict[str, Any]:
+def spec_for(day: int, datasource: str = DS) -> dict[str, Any]:
     """The example spec for day ``day`` after 2025-01-01 (one interval each, so tasks never share a lock)."""
     template = json.loads((HERE.parent / "dags/specs/events_web.json").read_text())
     first = dt.date(2025, 1, 1) + dt.timedelta(days=day)
     interval = f"{first}T00:00:00Z/{first + dt.timedelta(days=1)}T00:00:00Z"
-    return build_plan(template, datasource=DS, intervals=[interval], input_locations=[f"/data/{day}"]).spec
+    return build_plan(template, datasource=datasource, intervals=[interval], input_locations=[f"/data/{day}"]).spec
 
 
 def floor(minutes: float, target: float, history: bool = True) -> float:
@@ -108,35 +109,41 @@ def floor(minutes: float, target: float, history: bool = True) -> float:
 
 
 def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, rng: random.Random,
-             target: float | None = None, warmup: int = 5) -> dict[str, Any]:
-    """``history=False``: classic, the caches cleared before every ingestion; with a ``target``, a wait memory
-    that never has duration history (the handoff delays it still learns, after two warm-up ingestions)."""
+             target: float | None = None, warmup: int = 5, every: float = DAY, worker: str = "per-task",
+             check_every: float | None = 600.0) -> dict[str, Any]:
+    """``DruidClient.ingest`` (the operator's steps: capacity check, ensure_submitted, the wait and the gate) once
+    every ``every`` simulated seconds, its caches aging on the simulated clock. ``history=False``: a first-ever
+    ingestion, each sample a new datasource and a fresh process (nothing cached, no history in Druid).
+    ``worker="per-task"``: the capacity check runs in a new process per ingestion, as Airflow 3 forks one per task
+    instance (its ``GET /workers`` is never reused); the wait's memory (history, handoff delays) lives on, as in a
+    long-lived triggerer. ``"shared"``: one process for all (a script, Dagster's in-process executor)."""
     clock = SimClock()
-    CACHE.clear()
-    HANDOFF_LATENCIES.clear()
-    blind = target is not None and not history
-    warm = warmup if history else (2 if blind else 0)
+    warm = warmup if history else 0
     with FakeDruid(clock=clock.now, task_duration=60 * minutes, handoff_delay=HANDOFF_DELAY, pending_delay=0.5,
                    worker_capacity=16, overshadowed_grace=1e9) as fake:
         session = Recorder(clock)
         client = DruidClient(ClusterConfig(url=fake.url), RETRY, session, clock=clock.now, sleep=clock.sleep)
-        if blind:
-            client.wait_memory = WaitMemory(client.config.base_url("overlord"), NoHistory(), HANDOFF_LATENCIES)
-        schedule = PollSchedule(fixed, fixed, 1.0) if fixed else PollSchedule(5.0, 60.0, 1.5, detect_within=target)
+        memory = WaitMemory.on_clock(client.config.base_url("overlord"), clock.now)
+        schedule = PollSchedule(fixed, fixed, 1.0) if fixed else PollSchedule(5.0, 60.0, 1.5, detect_within=target,
+                                                                               check_every=check_every)
         counts, latencies, polls = [], [], []
+        next_start = clock.now()
         for n in range(samples + warm):
-            if not history and not blind:
-                CACHE.clear()
-                HANDOFF_LATENCIES.clear()
+            clock.sleep(max(0.0, next_start - clock.now()))  # the datasource's cadence (a daily run by default)
+            next_start = clock.now() + every
+            if not history:  # first-ever: a fresh process, a datasource Druid never ingested
+                memory = WaitMemory.on_clock(memory.cluster, clock.now)
+            elif worker == "per-task":
+                memory = replace(memory, capacity=CapacityCache(clock=clock.now))
+            client.wait_memory = memory
             fake.plan_next_task(TaskPlan(duration=60 * minutes * rng.uniform(1 - SPREAD, 1 + SPREAD)))
             before = session.count
             fake.clear_requests()
-            result = client.ingest(build_plan(spec_for(n)), task_timeout=6 * 3600, handoff_timeout=3600,
-                                   schedule=schedule) if fixed is None else _fixed(client, spec_for(n), schedule)
+            spec = spec_for(n, DS if history else f"{DS}_{n}")
+            result = client.ingest(build_plan(spec), task_timeout=6 * 3600, handoff_timeout=3600,
+                                   schedule=schedule) if fixed is None else _fixed(client, spec, schedule)
             task = fake.task(result.submit.task_id)
             if n < warm:
-                if history and n == warm - 1:
-                    CACHE.clear()  # the warm-up took seconds of real time: forget its "no history yet" answers
                 continue  # the warm-up that builds the history
             counts.append(session.count - before)
             polls.append(len([r for r in fake.requests if r.path.endswith("/status") or r.path.endswith("taskStatus")]))
@@ -145,15 +152,8 @@ def run_ours(minutes: float, samples: int, history: bool, fixed: float | None, r
     return summarize(counts, latencies, polls)
 
 
-class NoHistory(HistoryCache):
-    """A duration cache that always answers "no history" (and so is never asked to fetch one)."""
-
-    def get(self, key: tuple[str, str, str]) -> tuple[bool, DurationHistory | None]:
-        return True, None
-
-
 def _fixed(client: DruidClient, spec: dict[str, Any], schedule: PollSchedule) -> Any:
-    """Our client polling at one fixed interval, no prediction (the same gate at the end)."""
+    """Our client polling at one fixed interval, no prediction (the same steps and gate)."""
     from druid_ingest.ops import ingest
 
     return client._run(ingest(build_plan(spec), task_timeout=6 * 3600, handoff_timeout=3600, schedule=schedule,
@@ -254,23 +254,23 @@ def targets(args: argparse.Namespace, info: dict[str, Any]) -> None:
     """The detection-latency targets: each task length x target, with the goal beside each figure."""
     rng = random.Random(7)
     rows: list[dict[str, Any]] = []
-    print(f"{'task':>5} {'T s':>4} {'variant':<17} {'req':>6} {'polls':>6} {'p50 s':>6} {'p95 s':>6} {'<=T':>4} "
+    print(f"{'task':>5} {'T s':>4} {'variant':<26} {'req':>6} {'polls':>6} {'p50 s':>6} {'p95 s':>6} {'<=T':>4} "
           f"{'floor':>5} {'x floor':>7} {'<=1.5':>5} {'official':>8} {'x fewer':>7} {'>=10':>4} {'10x possible':>12}")
     for minutes in args.minutes:
         official = run_official(minutes, args.official_samples)
-        official_requests = official["requests"] if isinstance(official, dict) else None
         if isinstance(official, str):
-            print(f"{minutes:>4.0f}m official provider: {official}")
+            print(f"{minutes:>4.0f}m official provider: {official}; using the issue-20 figure")
         else:
             print(f"{minutes:>4.0f}m official provider: {official['requests']:.1f} requests, "
                   f"p95 {official['latency_p95']:.1f} s")
+        official_requests = official["requests"] if isinstance(official, dict) else OFFICIAL_BEFORE.get(minutes)
         for target in args.targets:
-            for history in (True, False):
+            for variant, history, kwargs in _variants(minutes, args.every):
                 samples = args.samples if history else max(3, args.samples // 4)
-                got = run_ours(minutes, samples, history, None, rng, target=target, warmup=args.warmup)
+                got = run_ours(minutes, samples, history, None, rng, target=target, warmup=args.warmup, **kwargs)
                 least = floor(minutes, target, history)
-                row = {"minutes": minutes, "target": target, "history": history, **got, "floor": least,
-                       "x_floor": got["requests"] / least, "official": official_requests,
+                row = {"minutes": minutes, "target": target, "history": history, "variant": variant, **got,
+                       "floor": least, "x_floor": got["requests"] / least, "official": official_requests,
                        "x_fewer": official_requests / got["requests"] if official_requests else None,
                        # no schedule sends fewer than its floor: 10x is out of reach when the floor exceeds this
                        "ten_x_possible": official_requests / 10 >= least if official_requests else None}
@@ -279,13 +279,24 @@ def targets(args: argparse.Namespace, info: dict[str, Any]) -> None:
     write_results("p1_detect_within", {"machine": info, "fixed": FIXED, "spread": SPREAD, "rows": rows})
 
 
+def _variants(minutes: float, every: float) -> list[tuple[str, bool, dict[str, Any]]]:
+    """What each cell runs: the operator's defaults with history (a daily run, Airflow's process per task), a
+    first-ever ingestion, and the knobs that win more back where they apply."""
+    found: list[tuple[str, bool, dict[str, Any]]] = [("history", True, {"every": every}),
+                                                     ("first-ever", False, {"every": every})]
+    if minutes == 10:  # a backfill in one process: runs back to back, both caches reused
+        found.append(("backfill, one process", True, {"every": 0.0, "worker": "shared"}))
+    if minutes >= 60:
+        found.append(("history, check_every=None", True, {"every": every, "check_every": None}))
+    return found
+
+
 def _target_line(row: dict[str, Any]) -> str:
     def mark(ok: bool | None) -> str:
         return "-" if ok is None else ("yes" if ok else "NO")
 
     fewer = row["x_fewer"]
-    variant = "ours+history" if row["history"] else "ours, no history"
-    return (f"{row['minutes']:>4.0f}m {row['target']:>4.0f} {variant:<17} "
+    return (f"{row['minutes']:>4.0f}m {row['target']:>4.0f} {row['variant']:<26} "
             f"{row['requests']:>6.1f} {row['status_polls']:>6.1f} {row['latency_p50']:>6.1f} "
             f"{row['latency_p95']:>6.1f} {mark(row['latency_p95'] <= row['target']):>4} {row['floor']:>5.1f} "
             f"{row['x_floor']:>7.2f} {mark(row['x_floor'] <= 1.5):>5} "
@@ -301,6 +312,7 @@ def main() -> None:
     parser.add_argument("--targets", type=float, nargs="+", default=[5, 30, 120])
     parser.add_argument("--warmup", type=int, default=20, help="earlier ingestions that make the history")
     parser.add_argument("--official-samples", type=int, default=3)
+    parser.add_argument("--every", type=float, default=DAY, help="simulated seconds between two ingestions' starts")
     parser.add_argument("--classic", action="store_true", help="the earlier table, without a target")
     args = parser.parse_args()
     info = machine("apache-airflow")
