@@ -44,6 +44,7 @@ STEPS = [
     "unknown_status", "unknown_reports", "unknown_shutdown", "tasks_bogus_state",
     "bulk_status_empty", "bulk_status_unknown_only",
     "loadstatus_unknown_ds", "metadata_segments_unknown_ds", "served_unknown_ds",
+    "mark_unused_nothing_coordinator", "mark_unused_nothing_overlord",
     "submit", "status_running", "status_sequence", "status_terminal",
     "reports", "duplicate_submit", "bulk_status", "shutdown_finished", "task_segments", "task_log",
     "tasks_complete_entry", "tasks_in_group",
@@ -263,6 +264,10 @@ def run_scenario(base_url: str, events_dir: Path, datasource: str, *,
     sc.record("loadstatus_unknown_ds", sc.req("GET", f"{C1}/datasources/{ds}/loadstatus?{q}"))
     sc.record("metadata_segments_unknown_ds", sc.segments(DAY))
     sc.record("served_unknown_ds", sc.req("GET", f"{C1}/datasources/{ds}/intervals/{DAY_ISO}?full"))
+    # the segment write API on both services (Druid 33: the version profile's rule), on a datasource with nothing
+    nothing = {"interval": f"{DAY}/2026-11-02"}
+    sc.record("mark_unused_nothing_coordinator", sc.req("POST", f"{C1}/datasources/{ds}/markUnused", json=nothing))
+    sc.record("mark_unused_nothing_overlord", sc.req("POST", f"{V1}/datasources/{ds}/markUnused", json=nothing))
 
     # --- the ingestion: one day, range partitioning, HOUR segments
     sub, seq, running = sc.run_task(spec)
