@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import requests
 
+from tests import druid_sql
+
 DAILY = "example_druid_daily"
 SPLIT = "example_druid_split"
 INGEST = "ingest_events_web"
@@ -164,8 +166,5 @@ class ConcurrencyProbe(BackgroundProbe):
 
 
 def day_counts(druid, day: str, datasource: str = DATASOURCE) -> dict[str, Any]:
-    """The generator's three numbers for one day, read back through Druid SQL."""
-    t = {"type": "TIMESTAMP", "value": f"{day} 00:00:00"}
-    rows = druid.sql('SELECT COUNT(*) AS "rollup_rows", SUM("rows") AS "rows", SUM("bytes") AS "sum_resp_bytes" '
-                     f"FROM \"{datasource}\" WHERE __time >= ? AND __time < ? + INTERVAL '1' DAY", [t, t])
-    return rows[0] if rows else {}
+    """The generator's three numbers for one day of the deployment's datasource (tests/druid_sql.py)."""
+    return druid_sql.day_counts(druid, datasource, day)

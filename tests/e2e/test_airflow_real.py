@@ -14,6 +14,8 @@ import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.wire._config import ClusterConfig
 
+from tests import druid_sql
+
 pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[2]
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
@@ -51,11 +53,7 @@ def dags_test(env: dict[str, str], dag_id: str, logical_date: str) -> str:
 
 def day_counts(url: str, day: str) -> dict[str, Any]:
     with DruidClient(ClusterConfig(url=url)) as client:
-        return client.sql(
-            'SELECT COUNT(*) AS "rollup_rows", SUM("rows") AS "rows", SUM("bytes") AS "sum_resp_bytes" '
-            "FROM \"events_web\" WHERE __time >= ? AND __time < ? + INTERVAL '1' DAY",
-            [{"type": "TIMESTAMP", "value": f"{day} 00:00:00"}, {"type": "TIMESTAMP", "value": f"{day} 00:00:00"}],
-        )[0]
+        return druid_sql.day_counts(client, "events_web", day)
 
 
 @pytest.mark.parametrize(("dag_id", "logical_date", "day"), [

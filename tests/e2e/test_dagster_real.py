@@ -19,6 +19,8 @@ import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.wire._config import ClusterConfig
 
+from tests import druid_sql
+
 pytestmark = pytest.mark.timeout(1500)
 ROOT = Path(__file__).resolve().parents[2]
 DAGSTER = str(Path(sys.executable).with_name("dagster"))
@@ -66,11 +68,7 @@ def check_passed(env: dict[str, str], out: str) -> None:
 
 
 def day_counts(client: DruidClient, day: str) -> dict[str, Any]:
-    return client.sql(
-        'SELECT COUNT(*) AS "rollup_rows", SUM("rows") AS "rows", SUM("bytes") AS "sum_resp_bytes" '
-        f"FROM \"{DATASOURCE}\" WHERE __time >= ? AND __time < ? + INTERVAL '1' DAY",
-        [{"type": "TIMESTAMP", "value": f"{day} 00:00:00"}, {"type": "TIMESTAMP", "value": f"{day} 00:00:00"}],
-    )[0]
+    return druid_sql.day_counts(client, DATASOURCE, day)  # DATASOURCE read at call time (the component test sets it)
 
 
 def test_three_partitions_through_the_cli_are_queryable_and_a_rerun_adopts(dagster_env, druid_url,

@@ -14,6 +14,8 @@ from druid_ingest.planning.spec import render_spec
 from druid_ingest.wire._errors import DuplicateTaskIdError, UnknownTaskError
 from druid_ingest.wire._retry import PollSchedule
 
+from tests.druid_sql import day_counts
+
 pytestmark = pytest.mark.timeout(600)
 POLL = PollSchedule(initial=0.5, max_delay=2, multiplier=1.5)
 
@@ -37,15 +39,6 @@ def ingest(client: DruidClient, spec: dict[str, Any], **kw: Any):
     first = client.check_handoff(target)
     result = client.wait_for_handoff(target, timeout=300, schedule=POLL)
     return outcome, status, first, result
-
-
-def day_counts(client: DruidClient, datasource: str, day: str) -> dict[str, Any]:
-    rows = client.sql(
-        f'SELECT COUNT(*) AS "rollup_rows", SUM("rows") AS "rows", SUM("bytes") AS "sum_resp_bytes" '
-        f"FROM \"{datasource}\" WHERE __time >= TIMESTAMP '{day} 00:00:00' "
-        f"AND __time < TIMESTAMP '{day} 00:00:00' + INTERVAL '1' DAY"
-    )
-    return rows[0]
 
 
 def visible_versions(client: DruidClient, datasource: str, day: str) -> set[str]:
