@@ -110,26 +110,46 @@ def good() -> dict[str, Any]:
     return WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V1), chunk(D2, V2))).to_dict()
 
 
-@pytest.mark.parametrize(("field", "spoil"), [
-    ("format", lambda d: d.update(format=2)),
-    ("datasource", lambda d: d.update(datasource="")),
-    ("window", lambda d: d.update(window="last week")),
-    ("served", lambda d: d.update(served="abc")),
-    ("chunks", lambda d: d.update(chunks={})),
-    ("chunks[0]", lambda d: d["chunks"][0].pop()),
-    ("chunks[0]", lambda d: d["chunks"][0].__setitem__(0, "yesterday")),
-    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(1, "2026-11-01T00:00:00.000Z")),
-    ("chunks[1][2]", lambda d: d["chunks"][1].__setitem__(2, "")),
-    ("chunks[0][3]", lambda d: d["chunks"][0].__setitem__(3, "robot")),
-    ("chunks[0][4]", lambda d: d["chunks"][0].__setitem__(4, 0)),
-    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(0, "2026-11-01T12:00:00.000Z")),  # overlaps chunks[0]
+def test_adjacent_chunks_round_trip() -> None:
+    """Two chunks where one ends as the next starts (a day after a day) are a cursor, not an overlap."""
+    assert WatchCursor.from_dict(good()).to_dict() == good()
+
+
+@pytest.mark.parametrize(("field", "spoil", "said"), [
+    ("format", lambda d: d.update(format=2), "'2', expected 1 (the layout this version writes)"),
+    ("datasource", lambda d: d.update(datasource=""), "'', expected a datasource name"),
+    ("window", lambda d: d.update(window="last week"), "'last week', expected an ISO interval"),
+    ("served", lambda d: d.update(served="abc"), "'abc', expected the fingerprint of the served segment ids"),
+    ("chunks", lambda d: d.update(chunks={}), "'{}', expected a list of [start, end, version, writer, partitions]"),
+    ("chunks[0]", lambda d: d["chunks"][0].pop(), "expected [start, end, version, writer, partitions]"),
+    ("chunks[0]", lambda d: d["chunks"][0].__setitem__(0, "yesterday"), "yesterday"),
+    ("chunks[0]", lambda d: d["chunks"][0].__setitem__(0, "yesterday"), "expected two ISO instants first"),
+    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(1, "2026-11-01T00:00:00.000Z"),
+     "expected an end after its start"),
+    ("chunks[1][2]", lambda d: d["chunks"][1].__setitem__(2, ""), "'', expected a version"),
+    ("chunks[0][3]", lambda d: d["chunks"][0].__setitem__(3, "robot"),
+     "'robot', expected one of ingestion, compaction, tombstone"),
+    ("chunks[0][4]", lambda d: d["chunks"][0].__setitem__(4, 0), "'0', expected a count of segments, 1 or more"),
+    ("chunks[0][4]", lambda d: d["chunks"][0].__setitem__(4, True), "'True', expected a count of segments"),
+    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(0, "2026-11-01T12:00:00.000Z"),  # overlaps chunks[0]
+     "2026-11-01T12:00:00.000Z', '2026-11-03T00:00:00.000Z', "),
+    ("chunks[1]", lambda d: d["chunks"][1].__setitem__(0, "2026-11-01T12:00:00.000Z"),
+     "expected a chunk starting at or after chunks[0]'s end"),
 ])
-def test_a_malformed_cursor_is_refused_naming_the_field(field: str, spoil: Any) -> None:
+def test_a_malformed_cursor_is_refused_naming_the_field_the_value_and_what_is_valid(
+        field: str, spoil: Any, said: str) -> None:
     data = good()
     spoil(data)
     with pytest.raises(DruidUsageError) as refused:
         WatchCursor.from_dict(json.loads(json.dumps(data)))
-    assert str(refused.value).startswith(f"malformed watch cursor: {field} is ")
+    text = str(refused.value)
+    assert text.startswith(f"malformed watch cursor: {field} is ") and said in text, text
+    assert text.endswith("A cursor is only written by a watch; remove it to start again from nothing served")
+
+
+def test_the_json_is_one_compact_line() -> None:
+    text = WatchCursor.from_dict(good()).to_json()
+    assert "\n" not in text and ", " not in text and '": ' not in text  # no spaces: a sensor cursor stays small
 
 
 def test_text_that_is_no_cursor_is_refused() -> None:
