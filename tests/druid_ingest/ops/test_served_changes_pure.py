@@ -11,7 +11,7 @@ from druid_ingest.api._models import Segment
 from druid_ingest.ops.gate.timeline import bounds
 from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
-from druid_ingest.ops.watch.look import ALL_TIME, watch_window
+from druid_ingest.ops.watch.look import ALL_TIME, ChangeBatch, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
 from druid_ingest.wire import DruidUsageError
 
@@ -157,3 +157,14 @@ def test_text_that_is_no_cursor_is_refused() -> None:
         WatchCursor.from_json("{not json")
     with pytest.raises(DruidUsageError, match=r"malformed watch cursor: the cursor is .* expected a JSON object"):
         WatchCursor.from_json("[]")
+
+
+def test_a_change_and_a_batch_serialize_as_primitives() -> None:
+    """What the CLI prints (--json) and an event carries: plain JSON values, the cursor left out of the batch."""
+    change = ServedChange("served", D1, V2, "compaction", (V1,))
+    assert change.to_dict() == {"kind": "served", "interval": D1, "version": V2, "writer": "compaction",
+                                "replaced": [V1]}
+    batch = ChangeBatch((change,), WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V2, "compaction"),)))
+    assert batch.to_dict() == {"datasource": "ds", "window": ALL_TIME, "changes": [change.to_dict()]}
+    assert json.loads(json.dumps(batch.to_dict())) == batch.to_dict()
+
