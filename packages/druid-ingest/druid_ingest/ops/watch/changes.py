@@ -17,12 +17,11 @@ from typing import Any, Literal
 from druid_ingest.ops.gate.timeline import format_instant, version_key
 from druid_ingest.ops.watch.state import Chunk, Writer
 
-__all__ = ["CHANGE_KINDS", "ChangeKind", "ServedChange", "coalesce", "diff"]
+__all__ = ["ChangeKind", "ServedChange", "coalesce", "diff"]
 
 #: served: a new version is what queries read there (``replaced``: what they read before, empty where nothing);
 #: appended: the same version, more (or fewer) served segments; dropped: nothing is served there any more
 ChangeKind = Literal["served", "appended", "dropped"]
-CHANGE_KINDS: tuple[ChangeKind, ...] = ("served", "appended", "dropped")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from druid_ingest.api import Segment
 from druid_ingest.ops.gate.timeline import contains, format_instant, visible
@@ -27,7 +27,7 @@ __all__ = ["WRITERS", "Chunk", "Writer", "served_digest", "served_state", "write
 #: who wrote a chunk's version, as far as the segment metadata tells: a compaction (``lastCompactionState``), a
 #: replace that emptied it (tombstones only), else an ingestion
 Writer = Literal["ingestion", "compaction", "tombstone"]
-WRITERS: tuple[Writer, ...] = ("ingestion", "compaction", "tombstone")
+WRITERS: tuple[Writer, ...] = get_args(Writer)
 
 
 @dataclass(frozen=True)
