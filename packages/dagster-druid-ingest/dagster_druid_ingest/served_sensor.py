@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import dagster as dg
-from druid_ingest.ops import ChangeBatch, ChangeKind, ServedChange, WatchCursor
+from druid_ingest.ops import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, ChangeKind, ServedChange, WatchCursor
 from druid_ingest.planning import parse_interval
 
 from dagster_druid_ingest.resource import DruidResource
@@ -33,14 +33,14 @@ def changed_partitions(changes: Sequence[ServedChange], partitions_def: dg.TimeW
     return keys
 
 
-def _run_requests(batch: ChangeBatch, changes: Sequence[ServedChange],
-                  partitions_def: dg.TimeWindowPartitionsDefinition | None, since: str) -> list[dg.RunRequest]:
+def _run_requests(batch: ChangeBatch, partitions_def: dg.TimeWindowPartitionsDefinition | None,
+                  ) -> list[dg.RunRequest]:
     """One run per changed partition (one for the batch, unpartitioned), keyed by the look that saw it."""
     tags = {"druid/datasource": batch.cursor.datasource, "druid/served": batch.cursor.served}
     if partitions_def is None:
-        return [dg.RunRequest(run_key=f"{since}>{batch.cursor.served}", tags=tags)]
-    return [dg.RunRequest(run_key=f"{since}>{batch.cursor.served}:{key}", partition_key=key, tags=tags)
-            for key in changed_partitions(changes, partitions_def)]
+        return [dg.RunRequest(run_key=batch.key, tags=tags)]
+    return [dg.RunRequest(run_key=f"{batch.key}:{key}", partition_key=key, tags=tags)
+            for key in changed_partitions(batch.changes, partitions_def)]
 
 
 def druid_served_sensor(
@@ -50,9 +50,9 @@ def druid_served_sensor(
     target: dg.JobDefinition | dg.UnresolvedAssetJobDefinition | dg.AssetSelection | Sequence[str],
     window: str | None = None,
     partitions_def: dg.TimeWindowPartitionsDefinition | None = None,
-    minimum_interval_seconds: int = 60,
+    minimum_interval_seconds: int = int(WATCH_EVERY),
     resource_key: str = "druid",
-    on: Sequence[ChangeKind] = ("served", "appended"),
+    on: Sequence[ChangeKind] = REPORTED_KINDS,
     default_status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.STOPPED,
 ) -> dg.SensorDefinition:
     """A sensor that requests a run of ``target`` for each partition whose data Druid newly serves (or drops).
@@ -76,11 +76,9 @@ def druid_served_sensor(
             batch = client.served_changes(datasource, window, cursor)
         for change in batch.changes:
             context.log.info(f"{change.kind} {change.interval}: version {change.version} by {change.writer}")
-        wanted = [c for c in batch.changes if c.kind in on]
-        if not wanted:
+        wanted = batch.only(on)
+        if not wanted.changes:
             return dg.SensorResult(cursor=batch.cursor.to_json())
-        since = cursor.served if cursor is not None else "-"
-        return dg.SensorResult(run_requests=_run_requests(batch, wanted, partitions_def, since),
-                               cursor=batch.cursor.to_json())
+        return dg.SensorResult(run_requests=_run_requests(wanted, partitions_def), cursor=batch.cursor.to_json())
 
     return served

@@ -11,7 +11,7 @@ from druid_ingest.api._models import Segment
 from druid_ingest.ops.gate.timeline import bounds
 from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
-from druid_ingest.ops.watch.look import ALL_TIME, ChangeBatch, watch_window
+from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
 from druid_ingest.wire import DruidUsageError
 
@@ -169,6 +169,20 @@ def test_a_change_and_a_batch_serialize_as_primitives() -> None:
     assert change.to_dict() == {"kind": "served", "interval": D1, "version": V2, "writer": "compaction",
                                 "replaced": [V1]}
     batch = ChangeBatch((change,), WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V2, "compaction"),)))
-    assert batch.to_dict() == {"datasource": "ds", "window": ALL_TIME, "changes": [change.to_dict()]}
+    assert batch.to_dict() == {"datasource": "ds", "window": ALL_TIME, "key": f">{served_digest({'a'})}",
+                               "changes": [change.to_dict()]}
     assert json.loads(json.dumps(batch.to_dict())) == batch.to_dict()
 
+
+
+def test_a_batch_names_its_look_and_keeps_only_the_kinds_asked_for() -> None:
+    """The key is the fingerprints before and after the look (a batch delivered again has the same one); ``only``
+    is the filter every watcher applies (``on=``), so the rule is written once."""
+    served = ServedChange("served", D1, V2, "ingestion", (V1,))
+    dropped = ServedChange("dropped", D2, None, None, (V1,))
+    cursor = WatchCursor("ds", ALL_TIME, served_digest({"b"}), (chunk(D1, V2, "ingestion"),))
+    batch = ChangeBatch((served, dropped), cursor, served_digest({"a"}))
+    assert batch.key == f"{served_digest({'a'})}>{served_digest({'b'})}"
+    assert batch.only(("dropped",)).changes == (dropped,)
+    assert batch.only(REPORTED_KINDS).changes == (served,)
+    assert batch.only(()).changes == () and batch.only(()).key == batch.key

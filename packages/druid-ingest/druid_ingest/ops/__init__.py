@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ._waits import TaskProgress
     from .watch.changes import ChangeKind, ServedChange
     from .watch.cursor import WatchCursor
-    from .watch.look import ChangeBatch
+    from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, watch_window
 
 #: where each public name lives
 _WHERE = {
@@ -76,6 +76,9 @@ _WHERE = {
     "submit_lines": "_step_lines",
     "slots_finding": "_capacity",
     "ChangeBatch": "watch.look",
+    "REPORTED_KINDS": "watch.look",
+    "WATCH_EVERY": "watch.look",
+    "watch_window": "watch.look",
     "ChangeKind": "watch.changes",
     "ServedChange": "watch.changes",
     "WatchCursor": "watch.cursor",
@@ -90,7 +93,9 @@ __all__ = [
     "DEFAULT_HANDOFF_TIMEOUT",
     "DEFAULT_TASK_TIMEOUT",
     "PROBE_READ_OK",
+    "REPORTED_KINDS",
     "SHUTDOWN_RETRY",
+    "WATCH_EVERY",
     "AfterFailedPublish",
     "ChangeBatch",
     "ChangeKind",
@@ -127,4 +132,5 @@ __all__ = [
     "slots_finding",
     "submit_lines",
     "task_history",
+    "watch_window",
 ]

@@ -9,22 +9,30 @@ that with a wider span, and the fingerprint must be of exactly the window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import Any
 
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops.gate.timeline import format_instant
-from druid_ingest.ops.watch.changes import ServedChange, diff
+from druid_ingest.ops.watch.changes import ChangeKind, ServedChange, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
 from druid_ingest.ops.watch.state import served_digest, served_state
 from druid_ingest.planning import parse_interval
 from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
 from druid_ingest.wire import DruidUsageError, Operation, call
 
-__all__ = ["ALL_TIME", "ChangeBatch", "served_changes", "watch_window"]
+__all__ = ["ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "served_changes", "watch_window"]
 
 #: the default window: every segment of the datasource (Druid's ``Intervals.ETERNITY``)
 ALL_TIME = f"{ETERNITY_START}/{ETERNITY_END}"
+
+#: seconds between two looks unless a watcher says otherwise (the CLI, the Dagster sensor, the Airflow trigger):
+#: a look that finds nothing costs one small read, and an event a minute bounds a storm
+WATCH_EVERY = 60.0
+
+#: the change kinds a watcher reacts to unless told otherwise: new data is queryable (a drop is opt-in, ``dropped``)
+REPORTED_KINDS: tuple[ChangeKind, ...] = ("served", "appended")
 
 
 @dataclass(frozen=True)
@@ -33,10 +41,22 @@ class ChangeBatch:
 
     changes: tuple[ServedChange, ...]
     cursor: WatchCursor
+    #: the served fingerprint the look started from (the cursor's before the look)
+    since: str = ""
+
+    @property
+    def key(self) -> str:
+        """This look's news by name: the fingerprints before and after it. A batch delivered again (a watcher
+        restarted before it kept the cursor) has the same key, so a consumer that must not act twice keys on it."""
+        return f"{self.since}>{self.cursor.served}"
+
+    def only(self, kinds: Collection[ChangeKind]) -> ChangeBatch:
+        """The batch with only the changes of ``kinds`` (what a watcher was asked to react to)."""
+        return replace(self, changes=tuple(c for c in self.changes if c.kind in kinds))
 
     def to_dict(self) -> dict[str, Any]:
         """The batch a watcher emits (the cursor is kept apart: it is state, not news)."""
-        return {"datasource": self.cursor.datasource, "window": self.cursor.window,
+        return {"datasource": self.cursor.datasource, "window": self.cursor.window, "key": self.key,
                 "changes": [c.to_dict() for c in self.changes]}
 
 
@@ -64,8 +84,8 @@ def served_changes(datasource: str, window: str | None = None,
     served = yield from call(ep.served_segments(datasource, window), ep.parse_served_segments)
     fingerprint = served_digest(served)
     if fingerprint == since.served:
-        return ChangeBatch((), since)
+        return ChangeBatch((), since, since.served)
     used = yield from call(ep.used_segments(datasource, [window]), ep.parse_used_segments)
     chunks = served_state(used, served, window, since.counted)
-    return ChangeBatch(tuple(diff(list(since.chunks), chunks)), WatchCursor(datasource, window, fingerprint,
-                                                                             tuple(chunks)))
+    return ChangeBatch(tuple(diff(list(since.chunks), chunks)),
+                       WatchCursor(datasource, window, fingerprint, tuple(chunks)), since.served)
