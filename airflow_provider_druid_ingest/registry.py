@@ -35,6 +35,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidHandoffTrigger": f"{_P}.triggers.handoff",
         "DruidIngestionTrigger": f"{_P}.triggers.ingestion",
         "DruidUnservedTrigger": f"{_P}.triggers.unserved",
+        "DruidServedTrigger": f"{_P}.triggers.served",
     },
     "hooks": {"DruidHook": f"{_P}.hooks.druid", "DruidSqlHook": f"{_P}.hooks.druid_sql"},
     "links": {"DruidTaskLink": f"{_P}.links"},

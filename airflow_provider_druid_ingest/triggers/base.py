@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from druid_ingest.clients import AsyncDruidClient
     from druid_ingest.wire import ClusterConfig
 
-__all__ = ["DEFAULT_WAIT", "DruidWaitTrigger"]
+__all__ = ["DEFAULT_WAIT", "DruidWaitTrigger", "cluster_client"]
 
 DEFAULT_WAIT = 7 * 24 * 3600.0
 
@@ -85,24 +85,8 @@ class DruidWaitTrigger(BaseTrigger):
         return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within,
                             self.check_every)
 
-    @contextlib.asynccontextmanager
-    async def _client(self) -> AsyncIterator[AsyncDruidClient]:
-        """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
-        trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``).
-
-        The client is built in a thread, and only by the wait that finds none: the first one in a triggerer imports
-        aiohttp and the core's waits (a quarter of a second or more) and may load TLS certificates; none of that may
-        block the event loop that every other trigger shares. Nothing but the config and the retry policy (the
-        shared client's key) stays in this frame while the wait runs: no hook, no unused client."""
-        hook = DruidHook(druid_conn_id=self.conn_id, retry=RetryPolicy(**self.retry) if self.retry else None)
-        config, retry = await hook.aget_config(), hook.retry
-        del hook
-        if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
-            await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
-        from druid_ingest.clients import shared_client
-
-        async with shared_client(config, retry, make=lambda: asyncio.to_thread(_build_client, config, retry)) as client:
-            yield client
+    def _client(self) -> contextlib.AbstractAsyncContextManager[AsyncDruidClient]:
+        return cluster_client(self.conn_id, self.retry)
 
     def _log_shared_reads(self, client: AsyncDruidClient) -> None:
         """What this triggerer's shared poller has done so far (how many waits one bulk call served)."""
@@ -120,6 +104,26 @@ class DruidWaitTrigger(BaseTrigger):
     async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
         """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome)."""
         raise NotImplementedError
+
+
+@contextlib.asynccontextmanager
+async def cluster_client(conn_id: str, retry: dict[str, Any] | None) -> AsyncIterator[AsyncDruidClient]:
+    """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
+    trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``).
+
+    The client is built in a thread, and only by the trigger that finds none: the first one in a triggerer imports
+    aiohttp and the core's waits (a quarter of a second or more) and may load TLS certificates; none of that may
+    block the event loop that every other trigger shares. Nothing but the config and the retry policy (the
+    shared client's key) stays in this frame while the trigger runs: no hook, no unused client."""
+    hook = DruidHook(druid_conn_id=conn_id, retry=RetryPolicy(**retry) if retry else None)
+    config, policy = await hook.aget_config(), hook.retry
+    del hook
+    if "druid_ingest.clients._async_client" not in sys.modules:  # the first trigger: aiohttp and the waits
+        await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
+    from druid_ingest.clients import shared_client
+
+    async with shared_client(config, policy, make=lambda: asyncio.to_thread(_build_client, config, policy)) as client:
+        yield client
 
 
 def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDruidClient:
