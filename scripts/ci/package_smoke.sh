@@ -65,7 +65,7 @@ import sys, zipfile
 core, dagster, version = sys.argv[1:]
 problems = []
 for wheel, top, need in [
-    (core, "druid_ingest", ["py.typed", "testing/fake_server.py", "testing/pytest_plugin.py", "cli.py", "wire/__init__.py"]),
+    (core, "druid_ingest", ["py.typed", "testing/fake_server.py", "testing/pytest_plugin.py", "cli/__init__.py", "wire/__init__.py"]),
     (dagster, "dagster_druid_ingest", ["py.typed", "resource.py"]),
 ]:
     names = zipfile.ZipFile(wheel).namelist()

@@ -396,7 +396,3 @@ def main(argv: Sequence[str] | None = None, extensions: Mapping[str, Register] |
     except DruidError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
