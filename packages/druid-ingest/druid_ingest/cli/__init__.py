@@ -27,22 +27,18 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from druid_ingest.cli.terminal import connect, emit
+from druid_ingest.cli.watch import cmd_watch
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, ingestion_durations, percentile, pool_size
-from druid_ingest.wire import ClusterConfig, DruidError, DruidFatalError, RetryPolicy, SpecValidationError
+from druid_ingest.wire import DruidError, SpecValidationError
 
 __all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
 
 INGESTION_TYPES = ("index_parallel", "index")
-
-
-def emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> None:
-    """The command's answer: ``data`` as JSON with ``--json``, else ``lines``."""
-    print(json.dumps(data, indent=2, default=str) if args.json else "\n".join(lines))
 
 
 def _problem_dict(problem: Any) -> dict[str, Any]:
@@ -113,55 +109,6 @@ def cmd_drop(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_watch(args: argparse.Namespace) -> int:
-    """Look every ``--every`` seconds; print each batch, then keep its cursor (see the verb's help)."""
-    cursor = _read_cursor(args.cursor_file)
-    quiet = args.from_now and cursor is None  # the first look records what is served without reporting it
-    with connect(args.url) as client:
-        while True:
-            try:
-                batch = client.served_changes(args.datasource, args.interval, cursor)
-            except DruidError as exc:
-                if args.once or isinstance(exc, DruidFatalError):  # a wrong cursor, URL or login: say so, stop
-                    raise
-                print(f"warning: {exc}; looking again in {args.every:g}s", file=sys.stderr)
-            else:
-                if batch.changes and not quiet:
-                    print(json.dumps(batch.to_dict()) if args.json else "\n".join(
-                        _change_line(c) for c in batch.changes), flush=True)
-                if args.cursor_file and batch.cursor != cursor:
-                    _write_atomically(args.cursor_file, batch.cursor.to_json())
-                cursor, quiet = batch.cursor, False
-            if args.once:
-                return 0
-            time.sleep(args.every)
-
-
-def _change_line(c: Any) -> str:
-    was = f" (was {', '.join(c.replaced)})" if c.replaced else ""
-    return f"{c.kind} {c.interval}" + (f": version {c.version} by {c.writer}" if c.version else "") + was
-
-
-def _read_cursor(path: str | None) -> Any:
-    """The cursor kept in ``path`` (None when there is none yet); DruidUsageError when it is not one."""
-    from druid_ingest.ops import WatchCursor
-
-    if not path or not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as kept:
-        return WatchCursor.from_json(kept.read())
-
-
-def _write_atomically(path: str, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (a kill leaves the old cursor or the new one, never half)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".cursor-", delete=False, encoding="utf-8") as tmp:
-        tmp.write(text)
-        tmp.flush()
-        os.fsync(tmp.fileno())
-    os.replace(tmp.name, path)
-
-
 def run_plan(args: argparse.Namespace, plan: Any) -> int:
     """Submit (or adopt) a plan's work and wait until its data is served: the operators' contract at a terminal.
     A failure (a FAILED task, a timeout) is the core error, printed by :func:`main`."""
@@ -174,15 +121,6 @@ def run_plan(args: argparse.Namespace, plan: Any) -> int:
     emit(args, {"ok": True, "task_id": result.submit.task_id, "action": result.submit.action,
                 "state": result.status.state, "handoff": handoff.state if handoff else None}, lines)
     return 0
-
-
-def connect(url: str) -> Any:
-    """A DruidClient for a human at a terminal: credentials from the environment, a short retry budget."""
-    from druid_ingest.clients import DruidClient
-
-    config = ClusterConfig(url=url, username=os.environ.get("DRUID_USER"), password=os.environ.get("DRUID_PASSWORD"),
-                           token=os.environ.get("DRUID_TOKEN"))
-    return DruidClient(config, RetryPolicy(max_attempts=3, initial_delay=0.2, deadline=30))  # a human is waiting
 
 
 def cmd_pool(args: argparse.Namespace) -> int:
@@ -285,6 +223,12 @@ def cmd_timeouts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _watch(args: argparse.Namespace) -> int:
+    """``watch`` pausing with this module's ``time.sleep``, looked up per run: replacing ``druid_ingest.cli.time``
+    replaces the pause between looks and nothing else."""
+    return cmd_watch(args, sleep=time.sleep)
+
+
 def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="druid-ingest", description=(__doc__ or "").split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -363,7 +307,7 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     w.add_argument("--once", action="store_true", help="one look, then exit")
     w.add_argument("--from-now", action="store_true",
                    help="without a cursor yet, record what is served now instead of reporting it all")
-    w.set_defaults(func=cmd_watch)
+    w.set_defaults(func=_watch)
     for _name, register in sorted({**_installed_commands(), **dict(extensions or {})}.items()):
         register(command)
     return parser
