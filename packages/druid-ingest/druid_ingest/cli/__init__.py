@@ -16,211 +16,26 @@ so they stay out of shell history and process listings. Exit status: 0 fine, 1 t
 problem, 2 usage. Other distributions
 add commands through the ``druid_ingest.cli`` entry point group: the provider's ``check-dags`` (it imports Airflow
 to read the DAG folder and the deployment's pools) is one.
+
+This module is the command line's shape (the parser) and its entry point; the verbs live by kind in ``plans``
+(validate, compact, kill, drop), ``sizing`` (pool, timeouts) and ``watch``, over ``terminal`` (emit, connect).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import os
-import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
+from druid_ingest.cli.plans import cmd_compact, cmd_drop, cmd_kill, cmd_validate, run_plan
+from druid_ingest.cli.sizing import cmd_pool, cmd_timeouts
 from druid_ingest.cli.terminal import connect, emit
 from druid_ingest.cli.watch import cmd_watch
-from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, ingestion_durations, percentile, pool_size
-from druid_ingest.wire import DruidError, SpecValidationError
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT
+from druid_ingest.wire import DruidError
 
 __all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
-
-INGESTION_TYPES = ("index_parallel", "index")
-
-
-def _problem_dict(problem: Any) -> dict[str, Any]:
-    return {"path": problem.path, "message": problem.message, "value": problem.value, "valid": problem.valid}
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_plan
-
-    variables = dict(v.split("=", 1) for v in args.var or [])
-    try:
-        plan = build_plan(args.spec, datasource=args.datasource, intervals=args.interval or None,
-                          input_locations=args.input or None, variables=variables or None,
-                          allow_unaligned=args.allow_unaligned, preflight=args.preflight)
-    except SpecValidationError as exc:
-        return _refused(args, exc)
-    lines = [f"warning: {w}" for w in plan.warnings]
-    lines += [f"ok: {plan.describe()}", f"task slots at peak: {plan.peak_slots}", f"task id: {plan.base_task_id}"]
-    data = {"ok": True, "warnings": list(plan.warnings), "datasource": plan.datasource, "intervals": plan.intervals,
-            "mode": plan.mode, "peak_slots": plan.peak_slots, "base_task_id": plan.base_task_id}
-    emit(args, data, lines)
-    return 0
-
-
-def _refused(args: argparse.Namespace, exc: SpecValidationError) -> int:
-    lines = [f"error: {p}" for p in exc.problems]
-    lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this {exc.subject}")
-    if exc.hint:
-        lines.append(exc.hint.replace("preflight='warn' (CLI: validate --preflight warn)", "--preflight warn"))
-    emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems], "hint": exc.hint}, lines)
-    return 1
-
-
-def cmd_compact(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_compaction_plan
-
-    return _plan_and_run(args, lambda: build_compaction_plan(
-        args.datasource, args.interval, segment_granularity=args.granularity, idempotency_key=args.idempotency_key))
-
-
-def cmd_kill(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_kill_plan
-
-    return _plan_and_run(args, lambda: build_kill_plan(args.datasource, args.interval,
-                                                       idempotency_key=args.idempotency_key))
-
-
-def _plan_and_run(args: argparse.Namespace, build: Callable[[], Any]) -> int:
-    """Build a plan (a refusal is printed, nothing sent), then :func:`run_plan` it."""
-    try:
-        plan = build()
-    except SpecValidationError as exc:
-        return _refused(args, exc)
-    return run_plan(args, plan)
-
-
-def cmd_drop(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_drop_plan
-
-    try:
-        plan = build_drop_plan(args.datasource, args.interval)
-    except SpecValidationError as exc:
-        return _refused(args, exc)
-    with connect(args.url) as client:
-        result = client.drop(plan, timeout=args.timeout, on_progress=lambda line: print(line, file=sys.stderr))
-    emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
-         [plan.describe(), result.detail])
-    return 0
-
-
-def run_plan(args: argparse.Namespace, plan: Any) -> int:
-    """Submit (or adopt) a plan's work and wait until its data is served: the operators' contract at a terminal.
-    A failure (a FAILED task, a timeout) is the core error, printed by :func:`main`."""
-    with connect(args.url) as client:
-        result = client.ingest(plan, task_timeout=args.task_timeout, handoff_timeout=args.handoff_timeout)
-    handoff = result.handoff
-    lines = [plan.describe(), f"{result.submit.action} Druid task {result.submit.task_id}: {result.status.state}"]
-    if handoff is not None:
-        lines.append(f"served: {handoff.state}: {handoff.detail}")
-    emit(args, {"ok": True, "task_id": result.submit.task_id, "action": result.submit.action,
-                "state": result.status.state, "handoff": handoff.state if handoff else None}, lines)
-    return 0
-
-
-def cmd_pool(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_plan
-
-    try:
-        # sizing reads the slots only: an unaligned replace is refused where it is planned to run, not here
-        per_task = build_plan(args.spec, allow_unaligned=True).peak_slots if args.spec else 1
-    except SpecValidationError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    with connect(args.url) as client:
-        capacity = client.capacity()
-    usable = capacity.total_slots - args.headroom
-    size = pool_size(capacity.total_slots, per_task, args.headroom)
-    data: dict[str, Any] = {"workers": len(capacity.workers), "total_slots": capacity.total_slots,
-                            "used_slots": capacity.used_slots, "slots_per_ingestion": per_task,
-                            "headroom": args.headroom, "concurrent_ingestions": size}
-    lines = [f"workers: {len(capacity.workers)}, task slots: {capacity.total_slots} ({capacity.used_slots} in use)",
-             f"slots per ingestion: {per_task}; headroom kept free: {args.headroom}"]
-    if size == 0:
-        fix = (f"lower tuningConfig.maxNumConcurrentSubTasks to {max(1, usable - 1)} (k+1 slots at peak)"
-               if usable >= 2 else "add Druid workers (MiddleManagers/Indexers) or lower the headroom")
-        data["error"] = (f"one ingestion of this spec needs {per_task} task slots at peak, but the cluster offers "
-                         f"{max(0, usable)} ({capacity.total_slots} minus headroom {args.headroom}); {fix}")
-        emit(args, data, [*lines, f"error: {data['error']}"])
-        return 1
-    if args.orchestrator == "dagster":  # a Dagster pool counts steps (one slot each): the limit is N itself
-        command = ["dagster", "instance", "concurrency", "set", args.name, str(size)]
-        data.update(pool_slots=size, command=command, applied=False)
-        lines += [f"pool: {size} concurrent ingestion(s) of {per_task} Druid slot(s) each", " ".join(command)]
-        if (warning := _sqlite_pool_warning(os.environ.get("DAGSTER_HOME"))) is not None:
-            data["warning"] = warning
-            lines.append(f"warning: {warning}")
-    else:
-        command = ["airflow", "pools", "set", args.name, str(size * per_task), "Druid task slots",
-                   "--include-deferred"]
-        data.update(pool_slots=size * per_task, command=command, applied=False)
-        lines += [f"pool: {size} concurrent ingestion(s) x {per_task} slot(s) = {size * per_task} slots",
-                  " ".join(command[:5]) + f' "{command[5]}" ' + command[6]]
-    if args.apply:
-        data["applied"], message = _apply_pool(command)
-        lines.append(message)
-        data["apply_output"] = message
-        if not data["applied"]:
-            emit(args, data, lines)
-            return 1
-    emit(args, data, lines)
-    return 0
-
-
-def _sqlite_pool_warning(dagster_home: str | None) -> str | None:
-    """Dagster's SQLite storage reads a free slot, then writes it without checking it is still free: two steps
-    claiming at the same instant can both hold a pool's one slot (Dagster's ``_claim_concurrency_slot``)."""
-    if not dagster_home:
-        return None
-    try:
-        with open(os.path.join(dagster_home, "dagster.yaml"), encoding="utf-8") as config:
-            text = config.read().lower()
-    except OSError:
-        text = ""
-    if "postgres" in text or "mysql" in text:
-        return None
-    return ("$DAGSTER_HOME/dagster.yaml names no postgres or mysql storage, so this instance uses SQLite, whose "
-            "slot claims are not atomic across processes: two runs starting together can both take the last "
-            "slot. Use dagster-postgres storage where the pool must hold")
-
-
-def _apply_pool(command: list[str]) -> tuple[bool, str]:
-    """Run ``airflow pools set`` or ``dagster instance concurrency set`` (the deployment's own CLI, so its config
-    and database, or ``$DAGSTER_HOME`` instance, are the ones used)."""
-    tool = command[0]
-    found = shutil.which(tool) or os.path.join(os.path.dirname(sys.executable), tool)
-    if not os.path.exists(found):
-        return False, f"error: --apply needs the {tool} CLI on PATH (run this where {tool.capitalize()} is installed)"
-    done = subprocess.run([found, *command[1:]], capture_output=True, text=True, timeout=300)
-    output = (done.stdout + done.stderr).strip().splitlines()
-    last = output[-1] if output else ""
-    return done.returncode == 0, (f"applied: {last}" if done.returncode == 0 else f"error: {last}")
-
-
-def cmd_timeouts(args: argparse.Namespace) -> int:
-    with connect(args.url) as client:
-        tasks = [t for kind in INGESTION_TYPES for t in client.completed_tasks(args.datasource, args.limit, kind)]
-    durations = ingestion_durations(tasks)
-    if not durations:
-        message = f"no completed SUCCESS ingestion tasks for {args.datasource!r} to learn from"
-        emit(args, {"error": message}, [f"error: {message}"])
-        return 1
-    p50, p95 = percentile(durations, 50), percentile(durations, 95)
-    timeout = max(600, math.ceil(args.multiple * p95 / 60) * 60)
-    data = {"ingestions": len(durations), "p50_s": round(p50, 1), "p95_s": round(p95, 1),
-            "max_s": round(max(durations), 1), "task_timeout": timeout}
-    emit(args, data, [
-        f"{len(durations)} successful ingestion(s) (subtasks excluded): p50 {p50:.0f}s, p95 {p95:.0f}s, "
-        f"max {max(durations):.0f}s",
-        f"task_timeout={timeout}  # {args.multiple} x p95, at least 10 minutes",
-        json.dumps({"task_timeout": timeout, "p50_s": round(p50, 1), "p95_s": round(p95, 1)}),
-    ])
-    return 0
 
 
 def _watch(args: argparse.Namespace) -> int:

@@ -1,0 +1,98 @@
+"""The verbs that plan work and, but for ``validate``, run it: ``validate``, ``compact``, ``kill``, ``drop``.
+
+Together because they share one path: a plan is built first, and a refusal is printed with nothing sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from druid_ingest.cli.terminal import connect, emit
+from druid_ingest.wire import SpecValidationError
+
+__all__ = ["cmd_compact", "cmd_drop", "cmd_kill", "cmd_validate", "run_plan"]
+
+
+def _problem_dict(problem: Any) -> dict[str, Any]:
+    return {"path": problem.path, "message": problem.message, "value": problem.value, "valid": problem.valid}
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_plan
+
+    variables = dict(v.split("=", 1) for v in args.var or [])
+    try:
+        plan = build_plan(args.spec, datasource=args.datasource, intervals=args.interval or None,
+                          input_locations=args.input or None, variables=variables or None,
+                          allow_unaligned=args.allow_unaligned, preflight=args.preflight)
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    lines = [f"warning: {w}" for w in plan.warnings]
+    lines += [f"ok: {plan.describe()}", f"task slots at peak: {plan.peak_slots}", f"task id: {plan.base_task_id}"]
+    data = {"ok": True, "warnings": list(plan.warnings), "datasource": plan.datasource, "intervals": plan.intervals,
+            "mode": plan.mode, "peak_slots": plan.peak_slots, "base_task_id": plan.base_task_id}
+    emit(args, data, lines)
+    return 0
+
+
+def _refused(args: argparse.Namespace, exc: SpecValidationError) -> int:
+    lines = [f"error: {p}" for p in exc.problems]
+    lines.append(f"{len(exc.problems)} problem(s): Druid would reject or misread this {exc.subject}")
+    if exc.hint:
+        lines.append(exc.hint.replace("preflight='warn' (CLI: validate --preflight warn)", "--preflight warn"))
+    emit(args, {"ok": False, "problems": [_problem_dict(p) for p in exc.problems], "hint": exc.hint}, lines)
+    return 1
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_compaction_plan
+
+    return _plan_and_run(args, lambda: build_compaction_plan(
+        args.datasource, args.interval, segment_granularity=args.granularity, idempotency_key=args.idempotency_key))
+
+
+def cmd_kill(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_kill_plan
+
+    return _plan_and_run(args, lambda: build_kill_plan(args.datasource, args.interval,
+                                                       idempotency_key=args.idempotency_key))
+
+
+def _plan_and_run(args: argparse.Namespace, build: Callable[[], Any]) -> int:
+    """Build a plan (a refusal is printed, nothing sent), then :func:`run_plan` it."""
+    try:
+        plan = build()
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    return run_plan(args, plan)
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    from druid_ingest.planning import build_drop_plan
+
+    try:
+        plan = build_drop_plan(args.datasource, args.interval)
+    except SpecValidationError as exc:
+        return _refused(args, exc)
+    with connect(args.url) as client:
+        result = client.drop(plan, timeout=args.timeout, on_progress=lambda line: print(line, file=sys.stderr))
+    emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
+         [plan.describe(), result.detail])
+    return 0
+
+
+def run_plan(args: argparse.Namespace, plan: Any) -> int:
+    """Submit (or adopt) a plan's work and wait until its data is served: the operators' contract at a terminal.
+    A failure (a FAILED task, a timeout) is the core error, printed by :func:`druid_ingest.cli.main`."""
+    with connect(args.url) as client:
+        result = client.ingest(plan, task_timeout=args.task_timeout, handoff_timeout=args.handoff_timeout)
+    handoff = result.handoff
+    lines = [plan.describe(), f"{result.submit.action} Druid task {result.submit.task_id}: {result.status.state}"]
+    if handoff is not None:
+        lines.append(f"served: {handoff.state}: {handoff.detail}")
+    emit(args, {"ok": True, "task_id": result.submit.task_id, "action": result.submit.action,
+                "state": result.status.state, "handoff": handoff.state if handoff else None}, lines)
+    return 0
