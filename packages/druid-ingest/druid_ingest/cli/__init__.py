@@ -53,6 +53,13 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         return p
 
+    def one_datasource(p: argparse.ArgumentParser, interval_help: str | None = None) -> None:
+        """The cluster and the datasource a verb works on, and its one interval when ``interval_help`` is given."""
+        p.add_argument("--url", required=True)
+        p.add_argument("--datasource", required=True)
+        if interval_help is not None:
+            p.add_argument("--interval", required=True, help=interval_help)
+
     v = command("validate", "render and pre-flight check a spec (no HTTP)")
     v.add_argument("spec")
     v.add_argument("--interval", action="append", help="ISO interval to inject (repeatable)")
@@ -78,16 +85,13 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
                    help="also run `airflow pools set ... --include-deferred` (or `dagster instance concurrency set`)")
     p.set_defaults(func=cmd_pool)
     t = command("timeouts", "recommend a task_timeout from completed ingestion durations (subtasks excluded)")
-    t.add_argument("--url", required=True)
-    t.add_argument("--datasource", required=True)
+    one_datasource(t)
     t.add_argument("--multiple", type=float, default=3.0)
     t.add_argument("--limit", type=int, default=100)
     t.set_defaults(func=cmd_timeouts)
     c = command("compact", "compact one interval of a datasource (e.g. DAY into MONTH segments); exit 0 once the "
                            "compacted data is served. A re-run adopts the same compaction")
-    c.add_argument("--url", required=True)
-    c.add_argument("--datasource", required=True)
-    c.add_argument("--interval", required=True, help="one ISO interval, on --granularity's buckets")
+    one_datasource(c, "one ISO interval, on --granularity's buckets")
     c.add_argument("--granularity", help="segmentGranularity of the compacted segments (default: Druid's)")
     c.add_argument("--idempotency-key", help="a new key compacts again an interval already compacted")
     c.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
@@ -95,17 +99,13 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     c.set_defaults(func=cmd_compact)
     d = command("drop", "stop serving one interval of a datasource (mark its segments unused; deep storage keeps "
                         "them until a kill); exit 0 once nothing in it is served. Safe to re-run")
-    d.add_argument("--url", required=True)
-    d.add_argument("--datasource", required=True)
-    d.add_argument("--interval", required=True, help="one ISO interval; every segment inside it is dropped")
+    one_datasource(d, "one ISO interval; every segment inside it is dropped")
     d.add_argument("--timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT,
                    help="seconds to wait until nothing is served (default 1 h)")
     d.set_defaults(func=cmd_drop)
     k = command("kill", "delete for good the unused segments of one interval (Druid's kill task; used ones are "
                         "never touched); exit 0 once the task succeeded. A re-run adopts the same kill")
-    k.add_argument("--url", required=True)
-    k.add_argument("--datasource", required=True)
-    k.add_argument("--interval", required=True, help="one ISO interval")
+    one_datasource(k, "one ISO interval")
     k.add_argument("--idempotency-key", help="a new key kills again (segments dropped since the last kill)")
     k.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
     k.set_defaults(func=cmd_kill, handoff_timeout=None)
