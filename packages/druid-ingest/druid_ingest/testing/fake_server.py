@@ -200,12 +200,8 @@ class FakeDruid:
             self.state.plans.append(plan)
 
     def plan_missing_report(self) -> None:
-        """The next task ends SUCCESS without a report (its reports answer 404), as Druid 35+ can finish one
-        (``fake_versions.success_may_lack_report``). ValueError on an older profile: there a task that ran to
-        SUCCESS always has one (``TaskPlan(report=False)`` models a worker killed before writing it instead)."""
-        if not fake_versions.success_may_lack_report(self.version):
-            raise ValueError(f"Druid {self.version} writes a report for every task that succeeds; a missing one "
-                             f"is a Druid {fake_versions.REPORT_MAY_BE_MISSING_SINCE}+ behaviour")
+        """The next task ends SUCCESS without a report (its reports answer 404), as Druid can finish one on any
+        release (``fake_versions.success_may_lack_report``)."""
         self.plan_next_task(TaskPlan(report=False))
 
     def issue_auto_compaction(self, datasource: str, interval: str) -> str:
