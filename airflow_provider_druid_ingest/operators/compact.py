@@ -36,6 +36,9 @@ class DruidCompactOperator(DruidWorkOperator):
         default: Druid's (the input's)
     :param tuning_config: Druid's ``index_parallel`` tuning for the task (``partitionsSpec``,
         ``maxNumConcurrentSubTasks``, ...); ``pool_slots`` defaults to its peak task slots
+    :param allow_empty: an interval without used segments (Druid fails that compaction before it runs) is done:
+        the task is green and logs "Nothing to compact" (no gate, no retry submits again). By default it fails
+        with ``DruidNothingToCompactError`` naming the datasource and interval, without retries
 
     Everything else as :class:`~airflow_provider_druid_ingest.operators.work.DruidWorkOperator`. No Asset event
     by default: a compaction changes how the data is stored, not what queries read.

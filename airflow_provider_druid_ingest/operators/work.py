@@ -30,7 +30,7 @@ from airflow_provider_druid_ingest.operators.plan_operator import DruidPlanOpera
 if TYPE_CHECKING:
     from airflow.sdk import Context
     from druid_ingest.clients import DruidClient
-    from druid_ingest.ops import HandoffOutcome, IngestionOutcome
+    from druid_ingest.ops import HandoffOutcome, IngestionOutcome, NothingToCompact, TaskOutcome
     from druid_ingest.planning import Plan
 
 __all__ = ["DruidWorkOperator"]
@@ -225,9 +225,14 @@ class DruidWorkOperator(DruidPlanOperator):
             self.log.warning("%s", task.message)  # Druid's note on a SUCCESS (e.g. "No valid rows ...")
         if task.kind == "timeout" and self.shutdown_on_timeout:
             self._shutdown(task.task_id, "wait timed out")
+        plan = plan or self._lineage_plan or self.plan(context, log_warnings=False)  # pure: no HTTP
+        empty = self._nothing_to_compact(plan, task)
+        if empty is not None:  # green by the core's rule (allow_empty): nothing written, so no gate, no event
+            self._druid_task_id = None
+            self.log.warning("%s", empty.line)
+            return task.task_id
         druid_task_id = task_result(task, sensor=False)
         self._druid_task_id = None  # finished: nothing to shut down any more
-        plan = plan or self._lineage_plan or self.plan(context, log_warnings=False)  # pure: no HTTP
         if not self._gated(plan):
             return druid_task_id
         if outcome.handoff is None:
@@ -238,6 +243,18 @@ class DruidWorkOperator(DruidPlanOperator):
         self.log.info("Druid task %s done: handing Airflow the return value (XCom return_value) and the Asset "
                       "event; Airflow sends both, and the success, through the Execution API", druid_task_id)
         return result
+
+    def _nothing_to_compact(self, plan: Plan, task: TaskOutcome) -> NothingToCompact | None:
+        """The core's verdict on a compaction Druid failed for want of segments (``ops.nothing_to_compact``): green
+        with ``allow_empty``, else its error, fatal (a retry would adopt the same FAILED task)."""
+        from druid_ingest.ops import nothing_to_compact
+
+        try:
+            return nothing_to_compact(plan, task, self.allow_empty)
+        except DruidError as exc:
+            from airflow_provider_druid_ingest.common.results import raise_for
+
+            raise_for(exc)
 
     def _push_served_by(self, context: Context, druid_task_id: str, handoff: HandoffOutcome) -> None:
         """XCom ``druid_served_by_task``: whose data a query of the interval reads now (a row count must say)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dagster as dg
 import pytest
-from dagster_druid_ingest import DruidIngestion, druid_compaction_assets, druid_handoff_check
+from dagster_druid_ingest import DruidIngestion, WaitOptions, druid_compaction_assets, druid_handoff_check
 from druid_ingest.clients import DruidClient
 from druid_ingest.testing import FakeDruid
 from druid_ingest.wire import ClusterConfig, SpecValidationError
@@ -46,6 +46,39 @@ def test_a_month_is_compacted_green_once_served_and_a_rematerialization_adopts_i
     month = fake_druid.task(task_id).segments
     assert [s["interval"] for s in month] == [MONTH]
     assert {s["identifier"] for s in month} <= set(fake_druid.served_segment_ids("events_web"))
+
+
+def test_nothing_to_compact_fails_without_retries_and_allow_empty_is_a_green_step(fake_druid: FakeDruid) -> None:
+    """No used segment in the month: the core's DruidNothingToCompactError fails the step for good; with
+    ``allow_empty`` the step is green ("nothing to compact", no handoff target), its check passes, and the
+    re-materialization adopts the same FAILED task."""
+    druid = fast_resource(fake_druid.url)
+
+    @druid_compaction_assets(datasource="events_web", partitions_def=MONTHLY, segment_granularity="MONTH",
+                             name="strict")
+    def strict(context: dg.AssetExecutionContext, druid: DruidIngestion):
+        return druid.ingest(context)
+
+    failed = materialize([strict], druid, partition="2026-11-01")
+    assert not failed.success
+    [failure] = [e for e in failed.all_events if e.event_type_value == "STEP_FAILURE"]
+    text = str(failure.event_specific_data.error.message)  # type: ignore[union-attr]
+    assert "Nothing to compact: datasource 'events_web' holds no used segment in 2026-11-01" in text
+
+    @druid_compaction_assets(datasource="events_web", partitions_def=MONTHLY, segment_granularity="MONTH",
+                             options=WaitOptions(allow_empty=True), name="lenient")
+    def lenient(context: dg.AssetExecutionContext, druid: DruidIngestion):
+        return druid.ingest(context)
+
+    green = materialize([lenient, druid_handoff_check(lenient, WaitOptions(allow_empty=True))], druid,
+                        partition="2026-11-01")
+    assert green.success, green.all_events
+    [event] = green.get_asset_materialization_events()
+    assert event.materialization.metadata["druid/outcome"].value == "nothing to compact"
+    [check] = green.get_asset_check_evaluations()
+    assert check.passed and "nothing to compact" in (check.description or "")
+    posts = [r for r in fake_druid.requests if r.method == "POST" and r.path == "/druid/indexer/v1/task"]
+    assert len(posts) == 1  # the step that failed and the green one: one compaction task, adopted
 
 
 def test_windows_off_the_granularity_fail_when_the_definitions_load() -> None:

@@ -205,6 +205,21 @@ def test_compact_is_served_then_a_rerun_adopts_and_a_bad_interval_never_reaches_
     assert "Druid would reject or misread this compaction request" in err
 
 
+def test_compact_of_an_empty_interval_fails_naming_it_and_allow_empty_makes_it_done(capsys) -> None:
+    with FakeDruid(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0) as fake:
+        args = ["compact", "--url", fake.url, "--datasource", "events_web", "--interval", "2026-11-01/2026-12-01",
+                "--granularity", "MONTH", "--task-timeout", "20", "--handoff-timeout", "20"]
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert "error: Nothing to compact: datasource 'events_web' holds no used segment in 2026-11-01" in err
+        assert "--allow-empty" in err
+        assert main([*args, "--allow-empty", "--json"]) == 0
+        done = json.loads(capsys.readouterr().out)
+        assert (done["ok"], done["outcome"], done["action"], done["state"], done["handoff"]) == (
+            True, "nothing to compact", "adopted", "FAILED", None)
+        assert sum(1 for r in fake.requests if r.method == "POST" and r.path == "/druid/indexer/v1/task") == 1
+
+
 def test_drop_then_kill_a_day_and_bad_input_never_reaches_druid(capsys) -> None:
     from druid_ingest.clients import DruidClient
     from druid_ingest.wire import ClusterConfig

@@ -4,12 +4,13 @@ the Broker serves, and SQL reads the same rows before and after."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.planning import build_compaction_plan
-from druid_ingest.wire import DruidTaskFailedError
+from druid_ingest.wire import DruidNothingToCompactError, DruidTaskFailedError
 
 from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
 
@@ -18,6 +19,8 @@ pytestmark = pytest.mark.timeout(600)
 DS = "e2e_compact"
 DAYS = ("2026-11-02", "2026-11-03")
 MONTH = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
+#: a datasource that never holds a segment (``E2E_DS_PREFIX`` keeps runs on a shared cluster apart)
+EMPTY_DS = os.environ.get("E2E_DS_PREFIX", "e2e_") + "compact_empty"
 
 
 def served_intervals(client: DruidClient) -> dict[str, set[str]]:
@@ -60,10 +63,21 @@ def test_a_day_to_month_compaction_is_adopted_on_retry_and_green_once_the_month_
     assert {day: day_counts(real, DS, day) for day in DAYS} == before  # the same rows, re-stored
 
 
-def test_nothing_to_compact_fails_before_it_runs_with_druids_words(real: DruidClient) -> None:
-    """Druid 33 fails a compaction of an interval without used segments while it waits to be ready; the fake
-    Druid models the same (tests/druid_ingest/planning/test_compaction_plan.py)."""
-    plan = build_compaction_plan(DS, "2020-01-01/2020-02-01", segment_granularity="MONTH",
+def test_nothing_to_compact_is_its_own_error_and_allow_empty_makes_it_green(real: DruidClient) -> None:
+    """Druid 33 fails a compaction of an interval without used segments while it waits to be ready; the core
+    names that DruidNothingToCompactError (a DruidTaskFailedError carrying Druid's words), a retry adopts the
+    FAILED task, and with ``allow_empty`` the same task is a green "nothing to compact" (the fake Druid models the
+    same: tests/druid_ingest/planning/test_compaction_plan.py)."""
+    plan = build_compaction_plan(EMPTY_DS, "2020-01-01/2020-02-01", segment_granularity="MONTH",
                                  idempotency_key=str(time.time_ns()))
-    with pytest.raises(DruidTaskFailedError, match="No segments found for compaction"):
+    with pytest.raises(DruidNothingToCompactError) as failed:
         real.ingest(plan, task_timeout=300, handoff_timeout=300, schedule=POLL)
+    assert isinstance(failed.value, DruidTaskFailedError)
+    assert "No segments found for compaction" in (failed.value.error_msg or ""), failed.value.error_msg
+    assert f"datasource {EMPTY_DS!r} holds no used segment in 2020-01-01" in str(failed.value)
+    result = real.ingest(plan, task_timeout=300, handoff_timeout=300, schedule=POLL, allow_empty=True)
+    assert result.nothing_to_compact is not None and result.nothing_to_compact.outcome == "nothing to compact"
+    assert (result.submit.action, result.submit.task_id, result.handoff) == ("adopted", plan.base_task_id, None)
+    tasks = real.sql("SELECT COUNT(*) AS n FROM sys.tasks WHERE datasource = ? AND task_id LIKE ?",
+                     [{"type": "VARCHAR", "value": EMPTY_DS}, {"type": "VARCHAR", "value": plan.base_task_id + "%"}])
+    assert tasks[0]["n"] == 1  # one compaction task: the retry and the green run adopted it

@@ -14,7 +14,13 @@ from datetime import datetime
 from typing import Any
 
 import dagster as dg
-from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, AfterFailedPublish, HandoffOutcome
+from druid_ingest.ops import (
+    DEFAULT_HANDOFF_TIMEOUT,
+    DEFAULT_TASK_TIMEOUT,
+    AfterFailedPublish,
+    HandoffOutcome,
+    nothing_to_compact,
+)
 from druid_ingest.planning import IngestionPlan, Preflight, TemplateSource, check_preflight
 
 from dagster_druid_ingest.checks import CHECK_NAME, handoff_check
@@ -65,6 +71,11 @@ def materialize_partition(context: dg.AssetExecutionContext, config: DruidRunCon
         with as_failures(metadata):
             task = watch_task(client, druid, submitted.task_id, options, context.log)
             metadata.update(task_metadata(task))
+            empty = nothing_to_compact(plan, task, options.allow_empty)  # the core's rule; raises without it
+            if empty is not None:  # green: nothing written, so no handoff target to look at
+                context.log.warning(empty.line)
+                metadata["druid/outcome"] = empty.outcome
+                return dg.MaterializeResult(metadata=metadata)
             if task.kind != "success":
                 raise task_failure(task, metadata, resubmits=True)
             target, look = first_look(client, plan, task)

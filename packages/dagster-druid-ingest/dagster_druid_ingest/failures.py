@@ -4,7 +4,7 @@ Whether Dagster may retry is the only decision made here: a step ``RetryPolicy``
 then adopts a running/succeeded task or submits the next attempt id after a FAILED one. So a FAILED task is
 retryable where a retry resubmits (the asset, the submit op), and final where it cannot (the wait op only
 watches). Errors that a retry cannot change (a malformed spec, bad credentials, an empty ingestion that a retry
-would adopt again, load rules that never load) never burn retries.
+would adopt again, a compaction with nothing to compact, load rules that never load) never burn retries.
 """
 
 from collections.abc import Iterator, Mapping
@@ -17,13 +17,14 @@ from druid_ingest.wire import (
     DruidEmptyIngestionError,
     DruidError,
     DruidFatalError,
+    DruidNothingToCompactError,
     HandoffNeverError,
     SpecValidationError,
 )
 
 __all__ = ["as_failures", "failure_of", "task_failure"]
 
-_FINAL = (DruidFatalError, DruidEmptyIngestionError, HandoffNeverError, SpecValidationError)
+_FINAL = (DruidFatalError, DruidEmptyIngestionError, DruidNothingToCompactError, HandoffNeverError, SpecValidationError)
 
 
 def failure_of(exc: DruidError | SpecValidationError, metadata: Mapping[str, Any] | None = None) -> dg.Failure:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 from druid_ingest.planning import build_compaction_plan
-from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import DruidTaskFailedError, SpecValidationError
+from druid_ingest.testing import FakeDruid, TaskPlan
+from druid_ingest.wire import DruidNothingToCompactError, DruidTaskFailedError, SpecValidationError, is_fatal
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -71,11 +71,57 @@ def test_a_day_to_month_compaction_is_adopted_on_retry_and_green_only_once_the_m
     assert set(month) <= set(fake.served_segment_ids(DS))  # green means the compacted version is served
 
 
-def test_nothing_to_compact_fails_with_druids_own_words(fake: FakeDruid, make_client) -> None:
+def _posts(fake: FakeDruid) -> int:
+    return sum(1 for r in fake.requests if r.method == "POST" and r.path == "/druid/indexer/v1/task")
+
+
+def test_nothing_to_compact_is_its_own_error_naming_the_interval_and_a_retry_adopts(fake: FakeDruid,
+                                                                                   make_client) -> None:
     """Druid 33 fails a compaction whose interval holds no used segment before it runs (observed on the dev
-    cluster: "No segments found for compaction..."); the fake does the same, and the error carries it."""
+    cluster: "No segments found for compaction..."); the fake does the same. The core names it: a
+    DruidNothingToCompactError (still a DruidTaskFailedError) with the datasource, interval and opt-out, and a
+    retry adopts the FAILED task instead of submitting ``_r1``."""
     client = make_client(fake.url)
     plan = build_compaction_plan(DS, "2026-11-01/2026-12-01", segment_granularity="MONTH")
-    with pytest.raises(DruidTaskFailedError, match="No segments found for compaction"):
+    with pytest.raises(DruidNothingToCompactError) as failed:
         client.ingest(plan, task_timeout=20, handoff_timeout=20)
+    assert isinstance(failed.value, DruidTaskFailedError) and is_fatal(failed.value)
+    text = str(failed.value)
+    assert f"datasource {DS!r} holds no used segment in {MONTH}" in text and "allow_empty=True" in text
+    assert "No segments found for compaction" in (failed.value.error_msg or "")
+    assert (failed.value.datasource, failed.value.interval, failed.value.task_id) == (DS, MONTH, plan.base_task_id)
     assert fake.task(plan.base_task_id).start_at is None  # failed while waiting to be ready: never ran
+    again = client.ensure_submitted(plan)  # a retry: the same FAILED compaction, never a second task
+    assert (again.action, again.task_id, again.state) == ("adopted", plan.base_task_id, "FAILED")
+    with pytest.raises(DruidNothingToCompactError):
+        client.ingest(plan, task_timeout=20, handoff_timeout=20)
+    assert _posts(fake) == 1
+
+
+def test_nothing_to_compact_with_allow_empty_is_green_without_gate_or_second_task(fake: FakeDruid,
+                                                                                 make_client) -> None:
+    client = make_client(fake.url)
+    plan = build_compaction_plan(DS, "2026-11-01/2026-12-01", segment_granularity="MONTH")
+    result = client.ingest(plan, task_timeout=20, handoff_timeout=20, allow_empty=True)
+    empty = result.nothing_to_compact
+    assert empty is not None and (empty.outcome, empty.datasource, empty.interval) == ("nothing to compact", DS, MONTH)
+    assert "Nothing to compact" in empty.line and result.status.state == "FAILED" and result.handoff is None
+    assert result.to_dict()["nothing_to_compact"]["outcome"] == "nothing to compact"
+    assert not fake.requests_matching("GET", "/handoffComplete")  # no gate ran: nothing was written
+    retried = client.ingest(plan, task_timeout=20, handoff_timeout=20, allow_empty=True)
+    assert (retried.submit.action, retried.nothing_to_compact) == ("adopted", empty) and _posts(fake) == 1
+
+
+def test_a_failed_compaction_for_another_reason_stays_a_plain_failure_and_resubmits(fake: FakeDruid,
+                                                                                    make_client) -> None:
+    """Only Druid's "No segments found" is nothing to compact: another FAILED compaction is an ordinary failure,
+    and a retry submits the next attempt as before."""
+    client = make_client(fake.url)
+    day = client.ensure_submitted(day_spec()).task_id
+    client.wait_for_task(day, timeout=20)
+    fake.plan_next_task(TaskPlan(outcome="FAILED", error_msg="java.lang.OutOfMemoryError"))
+    plan = build_compaction_plan(DS, "2026-11-01/2026-12-01", segment_granularity="MONTH")
+    with pytest.raises(DruidTaskFailedError) as failed:
+        client.ingest(plan, task_timeout=20, handoff_timeout=20, allow_empty=True)
+    assert not isinstance(failed.value, DruidNothingToCompactError)
+    assert client.ensure_submitted(plan).action == "submitted"  # the next attempt, _r1

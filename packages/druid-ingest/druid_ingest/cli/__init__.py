@@ -5,6 +5,7 @@
     druid-ingest pool --url URL --spec SPEC [--headroom N] [--name druid_ingest] [--for airflow|dagster] [--apply]
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest compact --url URL --datasource DS --interval I [--granularity MONTH] [--idempotency-key K]
+                         [--allow-empty]
     druid-ingest drop --url URL --datasource DS --interval I [--timeout S]
     druid-ingest kill --url URL --datasource DS --interval I [--idempotency-key K]
     druid-ingest watch DS --url URL [--interval I] [--every S] [--cursor-file F] [--once] [--from-now]
@@ -94,6 +95,9 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     one_datasource(c, "one ISO interval, on --granularity's buckets")
     c.add_argument("--granularity", help="segmentGranularity of the compacted segments (default: Druid's)")
     c.add_argument("--idempotency-key", help="a new key compacts again an interval already compacted")
+    c.add_argument("--allow-empty", action="store_true",
+                   help="an interval without used segments is done (exit 0, 'nothing to compact') instead of an "
+                        "error")
     c.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
     c.add_argument("--handoff-timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help="seconds (default 1 h)")
     c.set_defaults(func=cmd_compact)

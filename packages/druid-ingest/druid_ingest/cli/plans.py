@@ -88,7 +88,13 @@ def run_plan(args: argparse.Namespace, plan: Any) -> int:
     """Submit (or adopt) a plan's work and wait until its data is served: the operators' contract at a terminal.
     A failure (a FAILED task, a timeout) is the core error, printed by :func:`druid_ingest.cli.main`."""
     with connect(args.url) as client:
-        result = client.ingest(plan, task_timeout=args.task_timeout, handoff_timeout=args.handoff_timeout)
+        result = client.ingest(plan, task_timeout=args.task_timeout, handoff_timeout=args.handoff_timeout,
+                               allow_empty=getattr(args, "allow_empty", False))
+    if result.nothing_to_compact is not None:  # the core's verdict (allow_empty): green, nothing written
+        emit(args, {"ok": True, "task_id": result.submit.task_id, "action": result.submit.action,
+                    "state": result.status.state, "handoff": None, "outcome": result.nothing_to_compact.outcome},
+             [plan.describe(), result.nothing_to_compact.line])
+        return 0
     handoff = result.handoff
     lines = [plan.describe(), f"{result.submit.action} Druid task {result.submit.task_id}: {result.status.state}"]
     if handoff is not None:

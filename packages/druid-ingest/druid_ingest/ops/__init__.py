@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
+    from ._nothing_to_compact import DRUID_NOTHING_TO_COMPACT, NothingToCompact, nothing_to_compact
     from ._options import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, OnNever, check_on_never
     from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
     from ._progress import ProgressItem, ProgressLines, describe_progress
@@ -45,6 +46,9 @@ _WHERE = {
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
     "IngestResult": "_outcomes",
+    "DRUID_NOTHING_TO_COMPACT": "_nothing_to_compact",
+    "NothingToCompact": "_nothing_to_compact",
+    "nothing_to_compact": "_nothing_to_compact",
     "PROBE_READ_OK": "_input_probe",
     "SubmitOutcome": "_outcomes",
     "HandoffOutcome": "_outcomes",
@@ -92,6 +96,7 @@ __all__ = [
     "AFTER_FAILED_PUBLISH",
     "DEFAULT_HANDOFF_TIMEOUT",
     "DEFAULT_TASK_TIMEOUT",
+    "DRUID_NOTHING_TO_COMPACT",
     "PROBE_READ_OK",
     "REPORTED_KINDS",
     "SHUTDOWN_RETRY",
@@ -103,6 +108,7 @@ __all__ = [
     "HandoffVerdict",
     "IngestResult",
     "IngestionOutcome",
+    "NothingToCompact",
     "OnNever",
     "ProgressItem",
     "ProgressLines",
@@ -126,6 +132,7 @@ __all__ = [
     "ingest",
     "ingestion_durations",
     "listed_ceiling",
+    "nothing_to_compact",
     "percentile",
     "pool_size",
     "shutdown_task",

@@ -6,6 +6,7 @@ import time
 
 from druid_ingest.ops._evidence import AfterFailedPublish
 from druid_ingest.ops._history import WaitMemory
+from druid_ingest.ops._nothing_to_compact import nothing_to_compact
 from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
 from druid_ingest.ops._outcomes import IngestResult
@@ -39,7 +40,9 @@ def ingest(
 
     Raises DruidTaskFailedError (full errorMsg, row stats, first unparseable events) for a FAILED task,
     HandoffNeverError for zero-replica segments with ``on_never="fail"``, DruidEmptyIngestionError when the task
-    published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout.
+    published nothing (unless ``allow_empty``), DruidWaitTimeoutError on either timeout. A compaction of an
+    interval without used segments raises DruidNothingToCompactError, or with ``allow_empty`` is green: the
+    result's ``nothing_to_compact`` says so (``status`` is Druid's FAILED task, no gate ran).
     """
     check_on_never(on_never)
     capacity = yield from capacity_verdict(plan.peak_slots, memory)
@@ -54,6 +57,9 @@ def ingest(
         handoff_timeout if plan.publishes else None, schedule, clock, report_every, memory,  # a kill: no gate
         submitted_at=start if submitted.action == "submitted" else None,
     )
+    empty = nothing_to_compact(plan, outcome.task, allow_empty)  # raises DruidNothingToCompactError without it
+    if empty is not None and outcome.task.status is not None:
+        return IngestResult(submitted, outcome.task.status, None, None, capacity, nothing_to_compact=empty)
     status = outcome.task.settle()
     handoff = outcome.handoff.settle(on_never, allow_empty) if outcome.handoff is not None else None
     report = outcome.task.report or (yield from report_summary(status.task_id))

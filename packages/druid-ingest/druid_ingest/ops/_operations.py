@@ -28,6 +28,7 @@ from druid_ingest.ops._input_probe import (
     probe_request,
     wants_probe,
 )
+from druid_ingest.ops._nothing_to_compact import failed_for_want_of_segments
 from druid_ingest.ops._outcomes import SubmitOutcome
 from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.planning import Plan, attempt_id
@@ -104,7 +105,9 @@ def ensure_submitted(
     ids = [attempt_id(base_id, attempt) for attempt in range(max_attempts)]
     known = yield from bulk_status(ids)
     latest = max((attempt for attempt, task_id in enumerate(ids) if task_id in known), default=None)
-    if latest is not None and known[ids[latest]].state != FAILED:
+    if latest is not None and (known[ids[latest]].state != FAILED
+                               or failed_for_want_of_segments(plan, known[ids[latest]])):
+        # a compaction Druid failed for want of segments is adopted too: another attempt would fail the same way
         return SubmitOutcome(ids[latest], "adopted", latest, known[ids[latest]].state, base_id)
     previous: str | None = None
     failed = known[ids[latest]] if latest is not None else None

@@ -9,7 +9,7 @@ serialize the outcome as primitives and rebuild it on the other side with ``from
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from druid_ingest.api import HandoffResult, ReportSummary, TaskStatus, bounded, task_failed_error
 from druid_ingest.ops._input_probe import PROBE_READ_OK
@@ -23,6 +23,9 @@ from druid_ingest.wire import (
     error_names,
     is_fatal,
 )
+
+if TYPE_CHECKING:
+    from druid_ingest.ops._nothing_to_compact import NothingToCompact
 
 __all__ = [
     "HANDOFF_KINDS",
@@ -336,13 +339,15 @@ class SubmitOutcome:
 class IngestResult:
     """What the one-call ingestion did: the submit (or adoption), the terminal status, the final report,
     and the handoff verdict (None when the caller did not wait for handoff), and the capacity check's line
-    (level, message) when it had one."""
+    (level, message) when it had one. ``nothing_to_compact``: a compaction that found no segment, taken as done
+    with ``allow_empty`` (``ops._nothing_to_compact``); ``status`` is then Druid's FAILED task."""
 
     submit: SubmitOutcome
     status: TaskStatus
     report: ReportSummary | None
     handoff: HandoffResult | None
     capacity: tuple[str, str] | None = None
+    nothing_to_compact: NothingToCompact | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

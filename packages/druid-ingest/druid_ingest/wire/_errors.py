@@ -21,6 +21,7 @@ __all__ = [
     "DruidLeaderUnavailableError",
     "DruidMayHavePublishedError",
     "DruidNotFoundError",
+    "DruidNothingToCompactError",
     "DruidProtocolError",
     "DruidProxyError",
     "DruidRedirectError",
@@ -225,6 +226,19 @@ class DruidTaskFailedError(DruidError):
         self.task_id = task_id
         self.error_msg = error_msg
         super().__init__(text or f"Druid task {task_id} FAILED: {error_msg or 'no errorMsg'}")
+
+
+class DruidNothingToCompactError(DruidTaskFailedError):
+    """A compaction's interval held no used segment, so Druid failed the task before it ran ("No segments found
+    for compaction"). A subclass of :class:`DruidTaskFailedError` so handlers of a failed task still catch it; not
+    retried (a retry adopts the same FAILED task: nothing to compact stays nothing). ``allow_empty=True`` makes it
+    a green outcome instead (``ops.nothing_to_compact``). ``datasource`` and ``interval`` name what was asked."""
+
+    def __init__(self, task_id: str, error_msg: str | None, text: str, *, datasource: str = "",
+                 interval: str = "") -> None:
+        self.datasource = datasource
+        self.interval = interval
+        super().__init__(task_id, error_msg, text)
 
 
 class DruidEmptyIngestionError(DruidError):
