@@ -50,7 +50,7 @@ INGESTION_KINDS: frozenset[str] = TASK_KINDS | HANDOFF_KINDS
 
 
 _NOTE = " with a message from Druid: "
-#: a SUCCESS without a report (Druid 35+ can finish a task without one): the run stays green, the gate decides
+#: a SUCCESS without a report (any Druid release can finish a task without one): the run stays green, the gate decides
 _NO_REPORT = "; Druid has no report for it (no row counts to show)"
 #: Druid's errorMsg in a trigger event at most (characters): events are stored in the metadata database
 MAX_EVENT_ERROR_CHARS = 64_000
