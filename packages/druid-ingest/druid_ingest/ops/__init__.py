@@ -18,9 +18,17 @@ if TYPE_CHECKING:
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
-    from ._nothing_to_compact import DRUID_NOTHING_TO_COMPACT, NothingToCompact, nothing_to_compact
+    from ._nothing_to_compact import DRUID_NOTHING_TO_COMPACT, nothing_to_compact
     from ._options import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, OnNever, check_on_never
-    from ._outcomes import HandoffOutcome, HandoffVerdict, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
+    from ._outcomes import (
+        HandoffOutcome,
+        HandoffVerdict,
+        IngestionOutcome,
+        IngestResult,
+        NothingToCompact,
+        SubmitOutcome,
+        TaskOutcome,
+    )
     from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._shared_reads import (
         ServedQuery,
@@ -47,7 +55,7 @@ _WHERE = {
     "describe_progress": "_progress",
     "IngestResult": "_outcomes",
     "DRUID_NOTHING_TO_COMPACT": "_nothing_to_compact",
-    "NothingToCompact": "_nothing_to_compact",
+    "NothingToCompact": "_outcomes",
     "nothing_to_compact": "_nothing_to_compact",
     "PROBE_READ_OK": "_input_probe",
     "SubmitOutcome": "_outcomes",

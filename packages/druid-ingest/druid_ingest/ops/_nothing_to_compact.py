@@ -11,34 +11,16 @@ written) and nothing is submitted again (``ensure_submitted`` adopts that FAILED
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 from druid_ingest.api import TaskStatus
-from druid_ingest.ops._outcomes import TaskOutcome
+from druid_ingest.ops._outcomes import NothingToCompact, TaskOutcome
 from druid_ingest.planning import Plan
 from druid_ingest.wire import DruidNothingToCompactError
 
-__all__ = ["DRUID_NOTHING_TO_COMPACT", "NothingToCompact", "failed_for_want_of_segments", "nothing_to_compact"]
+__all__ = ["DRUID_NOTHING_TO_COMPACT", "failed_for_want_of_segments", "nothing_to_compact"]
 
 #: the start of Druid's errorMsg (``CompactionTask.isReady`` finding no segment to lock; wrapped by the Overlord
 #: as "Encountered error[...] while waiting for task to be ready")
 DRUID_NOTHING_TO_COMPACT = "No segments found for compaction"
-
-
-@dataclass(frozen=True)
-class NothingToCompact:
-    """The green outcome of a compaction that had nothing to compact (``allow_empty=True``): Druid's FAILED task
-    ``task_id`` is kept as it is, nothing was written, no gate ran. ``line`` is what a face logs."""
-
-    task_id: str
-    datasource: str
-    interval: str
-    line: str
-    outcome: str = "nothing to compact"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def failed_for_want_of_segments(plan: Plan, status: TaskStatus) -> bool:

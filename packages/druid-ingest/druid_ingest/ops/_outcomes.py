@@ -9,7 +9,7 @@ serialize the outcome as primitives and rebuild it on the other side with ``from
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 from druid_ingest.api import HandoffResult, ReportSummary, TaskStatus, bounded, task_failed_error
 from druid_ingest.ops._input_probe import PROBE_READ_OK
@@ -24,9 +24,6 @@ from druid_ingest.wire import (
     is_fatal,
 )
 
-if TYPE_CHECKING:
-    from druid_ingest.ops._nothing_to_compact import NothingToCompact
-
 __all__ = [
     "HANDOFF_KINDS",
     "INGESTION_KINDS",
@@ -36,6 +33,7 @@ __all__ = [
     "HandoffVerdict",
     "IngestResult",
     "IngestionOutcome",
+    "NothingToCompact",
     "OnNever",
     "SubmitOutcome",
     "TaskOutcome",
@@ -330,6 +328,21 @@ class SubmitOutcome:
     def input_probe_warns(self) -> bool:
         """Whether the probe's line deserves a warning: it was skipped, or it read rows and indexed none."""
         return self.input_probe is not None and not self.input_probe.startswith(PROBE_READ_OK)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class NothingToCompact:
+    """The green outcome of a compaction that had nothing to compact (``allow_empty=True``): Druid's FAILED task
+    ``task_id`` is kept as it is, nothing was written, no gate ran. ``line`` is what a face logs."""
+
+    task_id: str
+    datasource: str
+    interval: str
+    line: str
+    outcome: str = "nothing to compact"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
