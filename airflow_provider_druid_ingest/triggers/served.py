@@ -19,7 +19,15 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airflow.triggers.base import BaseEventTrigger, TriggerEvent
-from druid_ingest.ops import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, ChangeKind, WatchCursor, watch_window
+from druid_ingest.ops import (
+    REPORTED_KINDS,
+    WATCH_EVERY,
+    ChangeBatch,
+    ChangeKind,
+    WatchCursor,
+    next_look,
+    watch_window,
+)
 from druid_ingest.wire import DruidError, DruidFatalError, DruidUsageError, RetryPolicy
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
@@ -174,7 +182,7 @@ class ServedStream(SharedStreamProducer):
                 if cursor is None or batch.cursor.served != cursor.served:
                     yield batch, batch.cursor.to_dict()
                     cursor = batch.cursor
-                await asyncio.sleep(t.poll_interval)
+                await asyncio.sleep(next_look(batch, t.poll_interval))
 
     async def _look(self, client: AsyncDruidClient, cursor: WatchCursor | None) -> ChangeBatch:
         """One look; a transient Druid error is retried each ``poll_interval`` (the watch must outlive an outage),

@@ -11,7 +11,7 @@ from druid_ingest.api._models import Segment
 from druid_ingest.ops.gate.timeline import bounds
 from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
-from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, watch_window
+from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, next_look, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
 from druid_ingest.wire import DruidUsageError
 
@@ -186,3 +186,16 @@ def test_a_batch_names_its_look_and_keeps_only_the_kinds_asked_for() -> None:
     assert batch.only(("dropped",)).changes == (dropped,)
     assert batch.only(REPORTED_KINDS).changes == (served,)
     assert batch.only(()).changes == () and batch.only(()).key == batch.key
+
+
+def test_the_next_look_comes_soon_only_while_the_served_ids_move_without_news() -> None:
+    """A version's segments load over seconds: the look that sees the first of them reports nothing (not whole),
+    so the next one comes after a fifth of the cadence, not a full one; a look with news, or with nothing moving,
+    keeps the cadence."""
+    before, after = served_digest({"a"}), served_digest({"a", "b"})
+    cursor = WatchCursor("ds", ALL_TIME, after, (chunk(D1, V1, "ingestion"),))
+    loading = ChangeBatch((), cursor, before)
+    assert next_look(loading, 60) == 12 and next_look(loading, 10) == 2 and next_look(loading, 2) == 1
+    reported = ChangeBatch((ServedChange("served", D1, V1, "ingestion"),), cursor, before)
+    assert next_look(reported, 60) == 60
+    assert next_look(ChangeBatch((), cursor, after), 60) == 60  # nothing moved

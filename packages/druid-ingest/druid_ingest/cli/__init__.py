@@ -33,7 +33,7 @@ from druid_ingest.cli.plans import cmd_compact, cmd_drop, cmd_kill, cmd_validate
 from druid_ingest.cli.sizing import cmd_pool, cmd_timeouts
 from druid_ingest.cli.terminal import connect, emit
 from druid_ingest.cli.watch import cmd_watch
-from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, WATCH_EVERY
 from druid_ingest.wire import DruidError
 
 __all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
@@ -121,7 +121,8 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     w.add_argument("datasource")
     w.add_argument("--url", required=True)
     w.add_argument("--interval", help="the window (default all time); segments reaching outside it are not seen")
-    w.add_argument("--every", type=float, default=60.0, help="seconds between looks (default 60)")
+    w.add_argument("--every", type=float, default=WATCH_EVERY,
+                   help=f"seconds between looks (default {WATCH_EVERY:g}; a fifth of it while a version loads)")
     w.add_argument("--cursor-file", help="JSON file keeping the watch's cursor between runs")
     w.add_argument("--once", action="store_true", help="one look, then exit")
     w.add_argument("--from-now", action="store_true",

@@ -24,7 +24,10 @@ __all__ = ["cmd_watch"]
 def cmd_watch(args: argparse.Namespace, sleep: Callable[[float], None] = time.sleep) -> int:
     """Look every ``--every`` seconds; print each batch, then keep its cursor (see the verb's help).
     ``sleep`` is the pause between looks (the command passes its own, so a test can replace it alone)."""
+    from druid_ingest.ops import next_look
+
     cursor = _read_cursor(args.cursor_file)
+    pause = args.every
     quiet = args.from_now and cursor is None  # the first look records what is served without reporting it
     with connect(args.url) as client:
         while True:
@@ -34,16 +37,17 @@ def cmd_watch(args: argparse.Namespace, sleep: Callable[[float], None] = time.sl
                 if args.once or isinstance(exc, DruidFatalError):  # a wrong cursor, URL or login: say so, stop
                     raise
                 print(f"warning: {exc}; looking again in {args.every:g}s", file=sys.stderr)
+                pause = args.every
             else:
                 if batch.changes and not quiet:
                     print(json.dumps(batch.to_dict()) if args.json else "\n".join(
                         _change_line(c) for c in batch.changes), flush=True)
                 if args.cursor_file and batch.cursor != cursor:
                     _write_atomically(args.cursor_file, batch.cursor.to_json())
-                cursor, quiet = batch.cursor, False
+                cursor, quiet, pause = batch.cursor, False, next_look(batch, args.every)
             if args.once:
                 return 0
-            sleep(args.every)
+            sleep(pause)
 
 
 def _change_line(c: Any) -> str:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ._waits import TaskProgress
     from .watch.changes import ChangeKind, ServedChange
     from .watch.cursor import WatchCursor
-    from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, watch_window
+    from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, next_look, watch_window
 
 #: where each public name lives
 _WHERE = {
@@ -91,6 +91,7 @@ _WHERE = {
     "REPORTED_KINDS": "watch.look",
     "WATCH_EVERY": "watch.look",
     "watch_window": "watch.look",
+    "next_look": "watch.look",
     "ChangeKind": "watch.changes",
     "ServedChange": "watch.changes",
     "WatchCursor": "watch.cursor",
@@ -140,6 +141,7 @@ __all__ = [
     "ingest",
     "ingestion_durations",
     "listed_ceiling",
+    "next_look",
     "nothing_to_compact",
     "percentile",
     "pool_size",

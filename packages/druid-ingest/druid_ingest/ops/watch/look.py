@@ -22,7 +22,7 @@ from druid_ingest.planning import parse_interval
 from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
 from druid_ingest.wire import DruidUsageError, Operation, call
 
-__all__ = ["ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "served_changes", "watch_window"]
+__all__ = ["ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "next_look", "served_changes", "watch_window"]
 
 #: the default window: every segment of the datasource (Druid's ``Intervals.ETERNITY``)
 ALL_TIME = f"{ETERNITY_START}/{ETERNITY_END}"
@@ -58,6 +58,15 @@ class ChangeBatch:
         """The batch a watcher emits (the cursor is kept apart: it is state, not news)."""
         return {"datasource": self.cursor.datasource, "window": self.cursor.window, "key": self.key,
                 "changes": [c.to_dict() for c in self.changes]}
+
+
+def next_look(batch: ChangeBatch, every: float) -> float:
+    """Seconds until the look after ``batch``: ``every``, or a fifth of it (1 s at least) while the served ids move
+    without a whole change to report (a version loading, old segments unloading). A new version's segments load
+    over seconds, so the look that sees the first of them comes before the version is whole; waiting a full
+    ``every`` after it would report the change a cadence late. The follow-ups stop once the ids stand still."""
+    settling = batch.since != batch.cursor.served and not batch.changes
+    return max(1.0, every / 5) if settling else every
 
 
 def watch_window(window: str | None) -> str:
