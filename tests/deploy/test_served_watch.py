@@ -9,6 +9,7 @@ to Druid's; the compaction's run names the compaction; after the restart only th
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import os
 import signal
@@ -31,46 +32,6 @@ FIRST, SECOND = "2026-11-05", "2026-11-06"
 QUIET = 22.0  # seconds with no second run after one: two looks of the watcher (every 10 s) and the scheduler's turn
 
 
-def _post_task(druid_url: str, task: dict[str, Any]) -> str:
-    resp = requests.post(f"{druid_url}/druid/indexer/v1/task", json=task, timeout=30)
-    assert resp.status_code == 200, resp.text
-    return str(resp.json()["task"])
-
-
-def _finish(druid_url: str, task_id: str, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = requests.get(f"{druid_url}/druid/indexer/v1/task/{task_id}/status", timeout=30).json()["status"]
-        if status["statusCode"] != "RUNNING":
-            assert status["statusCode"] == "SUCCESS", status
-            return
-        assert time.monotonic() < deadline, f"Druid task {task_id} still running after {timeout}s"
-        time.sleep(1)
-
-
-def _ingest_from_outside(druid_url: str, events_dir: str, day: str) -> str:
-    """The example spec for ``events_watched``, POSTed as another team's job would: no Airflow in between."""
-    spec = copy.deepcopy(json.loads(SPEC.read_text()))
-    spec["spec"]["dataSchema"]["dataSource"] = DS
-    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = [f"{day}/P1D"]
-    spec["spec"]["ioConfig"]["inputSource"]["baseDir"] = os.path.join(events_dir, day)
-    spec["spec"]["ioConfig"]["appendToExisting"] = False
-    task_id = _post_task(druid_url, spec)
-    _finish(druid_url, task_id)
-    return task_id
-
-
-def _compact_from_outside(druid_url: str, day: str) -> str:
-    """HOUR segments of a day into one DAY segment, as Druid's auto-compaction would."""
-    task_id = _post_task(druid_url, {
-        "type": "compact", "dataSource": DS,
-        "ioConfig": {"type": "compact", "inputSpec": {"type": "interval", "interval": f"{day}/P1D"}},
-        "granularitySpec": {"segmentGranularity": "DAY"},
-    })
-    _finish(druid_url, task_id)
-    return task_id
-
-
 def _sql_rows(druid, day: str) -> dict[str, int]:
     [row] = druid.sql(f'SELECT COALESCE(SUM("rows"), 0) AS input_rows, COUNT(*) AS stored_rows FROM "{DS}" '
                       "WHERE __time >= TIME_PARSE(?) AND __time < TIME_PARSE(?) + INTERVAL '1' DAY",
@@ -82,7 +43,7 @@ def _runs_after(api, since: float) -> list[dict[str, Any]]:
     return [r for r in api.dag_runs(DAG_ID) if ts(r.get("queued_at") or r["run_after"]) >= since]
 
 
-def _one_run(api, since: float, timeout: float = 240) -> list[dict[str, Any]]:
+def _one_run(api, since: float, timeout: float = 240) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run the watch's event starts after ``since``, finished; then no other for ``QUIET`` seconds."""
     deadline = time.monotonic() + timeout
     while not (runs := _runs_after(api, since)) or runs[0]["state"] not in ("success", "failed"):
@@ -94,7 +55,7 @@ def _one_run(api, since: float, timeout: float = 240) -> list[dict[str, Any]]:
     assert runs[0]["state"] == "success", runs[0]
     counted = api.xcom(DAG_ID, runs[0]["dag_run_id"], TASK)
     assert counted, f"the run counted nothing: {counted}"
-    return list(counted)
+    return runs[0], list(counted)
 
 
 def _cursor(api) -> dict[str, Any] | None:
@@ -119,38 +80,112 @@ def _triggerer_pid(env: dict[str, str]) -> int:
     return int((Path(env["AIRFLOW_HOME"]).parent / "run" / "triggerer.pid").read_text())
 
 
+def _post_task(druid_url: str, task: dict[str, Any]) -> str:
+    resp = requests.post(f"{druid_url}/druid/indexer/v1/task", json=task, timeout=30)
+    assert resp.status_code == 200, resp.text
+    return str(resp.json()["task"])
+
+
+def _finish(druid_url: str, task_id: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = requests.get(f"{druid_url}/druid/indexer/v1/task/{task_id}/status", timeout=30).json()["status"]
+        if status["statusCode"] != "RUNNING":
+            assert status["statusCode"] == "SUCCESS", status
+            return
+        assert time.monotonic() < deadline, f"Druid task {task_id} still running after {timeout}s"
+        time.sleep(1)
+
+
+def _day_window(day: str) -> str:
+    start = dt.date.fromisoformat(day)
+    return f"{start}/{start + dt.timedelta(days=1)}"
+
+
+def _write(druid, druid_url: str, task: dict[str, Any], day: str, writer: str) -> float:
+    """POST ``task`` to Druid (no Airflow in between), wait for SUCCESS, and return when the Broker began to serve
+    the day's new version: looked at every 0.2 s from the test's side with the watch's own look, from a cursor
+    taken before the POST (the timeline's first mark; the downstream DAG cannot see it)."""
+    cursor = druid.served_changes(DS, _day_window(day)).cursor
+    task_id = _post_task(druid_url, task)
+    deadline = time.monotonic() + 300
+    while True:
+        batch = druid.served_changes(DS, _day_window(day), cursor)
+        if any(c.writer == writer for c in batch.changes):
+            break
+        cursor = batch.cursor
+        assert time.monotonic() < deadline, f"{task_id}: no new {writer} version of {day} served after 300 s"
+        time.sleep(0.2)
+    served = time.time()
+    _finish(druid_url, task_id)
+    print(f"[watch] {task_id}: SUCCESS, {day} served by {writer}")
+    return served
+
+
+def _ingestion(events_dir: str, day: str) -> dict[str, Any]:
+    """The example spec for ``events_watched``, as another team's job would POST it."""
+    spec = copy.deepcopy(json.loads(SPEC.read_text()))
+    spec["spec"]["dataSchema"]["dataSource"] = DS
+    spec["spec"]["dataSchema"]["granularitySpec"]["intervals"] = [f"{day}/P1D"]
+    spec["spec"]["ioConfig"]["inputSource"]["baseDir"] = os.path.join(events_dir, day)
+    spec["spec"]["ioConfig"]["appendToExisting"] = False
+    return spec
+
+
+def _compaction(day: str) -> dict[str, Any]:
+    """The day's HOUR segments into one DAY segment, as Druid's auto-compaction would."""
+    return {"type": "compact", "dataSource": DS,
+            "ioConfig": {"type": "compact", "inputSpec": {"type": "interval", "interval": f"{day}/P1D"}},
+            "granularitySpec": {"segmentGranularity": "DAY"}}
+
+
+def _timeline(api, label: str, served: float, run: dict[str, Any]) -> None:
+    """served → the Asset event (the watcher's share) → the run queued, started, ended (Airflow's)."""
+    [asset] = api.get("/assets", name_pattern=ASSET)["assets"]
+    events = api.get("/assets/events", asset_id=asset["id"], order_by="-timestamp", limit=5)["asset_events"]
+    event = next(e for e in events if any(r["run_id"] == run["dag_run_id"] for r in e["created_dagruns"]))
+    marks = [("event", ts(event["timestamp"])), ("queued", ts(run["queued_at"])), ("started", ts(run["start_date"])),
+             ("ended", ts(run["end_date"]))]
+    TIMELINE.append((label, [(name, at - served) for name, at in marks]))
+    print(f"[watch] {label}: served +0.0s " + " ".join(f"{name} +{at - served:.1f}s" for name, at in marks))
+
+
+TIMELINE: list[tuple[str, list[tuple[str, float]]]] = []
+
+
 def test_writes_from_outside_airflow_run_the_downstream_dag_once_each(api, druid, druid_url, deploy_env) -> None:
     events_dir = deploy_env["AIRFLOW_DEV_EVENTS_DIR"]
     _start_watching(api)
     time.sleep(12)  # one more look: the state the test starts from is kept
 
     since = time.time()
-    ingestion = _ingest_from_outside(druid_url, events_dir, FIRST)
-    print(f"\n[watch] {ingestion} SUCCESS (a plain POST)")
-    [change] = _one_run(api, since)
+    served = _write(druid, druid_url, _ingestion(events_dir, FIRST), FIRST, "ingestion")
+    run, [change] = _one_run(api, since)
+    _timeline(api, f"ingestion of {FIRST}", served, run)
     assert (change["kind"], change["interval"][:10], change["writer"]) == ("served", FIRST, "ingestion"), change
     assert {k: change[k] for k in ("input_rows", "stored_rows")} == _sql_rows(druid, FIRST)  # SQL saw it served
     assert change["input_rows"] > 0
     first_key = change["key"]
 
     since = time.time()
-    compaction = _compact_from_outside(druid_url, FIRST)
-    print(f"[watch] {compaction} SUCCESS (compaction of {FIRST})")
-    [change] = _one_run(api, since)
+    served = _write(druid, druid_url, _compaction(FIRST), FIRST, "compaction")
+    run, [change] = _one_run(api, since)
+    _timeline(api, f"compaction of {FIRST}", served, run)
     assert (change["kind"], change["interval"][:10], change["writer"]) == ("served", FIRST, "compaction"), change
     assert {k: change[k] for k in ("input_rows", "stored_rows")} == _sql_rows(druid, FIRST)
     kept = _cursor(api)
-    assert kept is not None and kept["served"] == change["key"].split(">")[1]  # kept after the event was stored
+    # kept once the event was stored (later looks may move it on: the hourly segments unloaded, no news)
+    assert kept is not None and [c[2] for c in kept["chunks"] if c[0][:10] == FIRST] == [change["version"]], kept
 
     pid = _triggerer_pid(deploy_env)
     os.killpg(pid, signal.SIGKILL)
     print(f"[watch] SIGKILL triggerer process group {pid}")
     since = time.time()
-    ingestion = _ingest_from_outside(druid_url, events_dir, SECOND)  # while no triggerer runs
-    print(f"[watch] {ingestion} SUCCESS while the triggerer was down")
+    served = _write(druid, druid_url, _ingestion(events_dir, SECOND), SECOND, "ingestion")  # no triggerer runs
     subprocess.run(["bash", str(HARNESS), "start"], check=True, capture_output=True, timeout=300)
     print("[watch] triggerer started again")
-    [change] = _one_run(api, since)
+    run, [change] = _one_run(api, since)
+    _timeline(api, f"ingestion of {SECOND}, served while the triggerer was down", served, run)
     assert (change["kind"], change["interval"][:10], change["writer"]) == ("served", SECOND, "ingestion"), change
     assert {k: change[k] for k in ("input_rows", "stored_rows")} == _sql_rows(druid, SECOND)
     assert change["key"] != first_key
