@@ -3,7 +3,7 @@
 What is measured, in one run, on one sequence of changes, against one fake Druid over real HTTP:
 
 * **Ours**: ``DruidServedTrigger`` (an ``AssetWatcher`` trigger) driven by Airflow's own ``SharedStreamManager`` in
-  ack mode, as the triggerer drives it; each emitted event is confirmed stored at once. The one stand-in is the
+  ack mode, as the triggerer drives it; each emitted event is confirmed stored 50 ms later. The one stand-in is the
   supervisor channel the asset state store speaks through (``SUPERVISOR_COMMS``): a dict (``StateStoreChannel``,
   as tests/airflow/triggers/test_served_trigger.py does). One watcher per cadence E, each on its own Asset.
 * **Sensor**: the usual alternative, a DAG on a fixed schedule whose sensor asks Druid once per tick whether a
