@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CURSOR_KEY", "CursorStore", "DruidServedTrigger", "druid_served_asset"]
 
-#: the state-store key of a watch's cursor, per datasource and window (another window starts its own)
-CURSOR_KEY = "druid_served_cursor:{datasource}:{window}"
+#: the state-store key of a watch's cursor, per connection, datasource and window (another starts its own)
+CURSOR_KEY = "druid_served_cursor:{conn_id}:{datasource}:{window}"
 
 _KINDS: tuple[ChangeKind, ...] = typing.get_args(ChangeKind)
 
@@ -152,7 +152,7 @@ class ServedStream(SharedStreamProducer):
 
     def __init__(self, trigger: DruidServedTrigger, store: CursorStore | None = None) -> None:
         self.trigger = trigger
-        self.key = CURSOR_KEY.format(datasource=trigger.datasource, window=trigger.window)
+        self.key = CURSOR_KEY.format(conn_id=trigger.conn_id, datasource=trigger.datasource, window=trigger.window)
         self._store = store
 
     @property

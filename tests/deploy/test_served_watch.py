@@ -61,7 +61,8 @@ def _one_run(api, since: float, timeout: float = 240) -> tuple[dict[str, Any], l
 def _cursor(api) -> dict[str, Any] | None:
     [asset] = api.get("/assets", name_pattern=ASSET)["assets"]
     entries = api.get(f"/assets/{asset['id']}/state-store")["asset_state_store"]
-    return next((e["value"] for e in entries if e["key"].startswith(f"druid_served_cursor:{DS}:")), None)
+    prefix = f"druid_served_cursor:druid_cluster_default:{DS}:"
+    return next((e["value"] for e in entries if e["key"].startswith(prefix)), None)
 
 
 def _start_watching(api) -> None:

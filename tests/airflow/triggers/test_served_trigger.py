@@ -26,6 +26,7 @@ from airflow.sdk.execution_time.comms import (
 )
 from airflow.sdk.execution_time.context import AssetStateStoreAccessors
 from airflow.triggers.shared_stream import SharedStreamManager
+from druid_ingest.ops import watch_window
 from druid_ingest.planning import build_drop_plan, build_plan
 from druid_ingest.wire import DruidUsageError
 
@@ -58,7 +59,7 @@ class StateStoreChannel:
         raise AssertionError(f"unexpected message {msg!r}")
 
     def cursor(self) -> dict[str, Any] | None:
-        key = CURSOR_KEY.format(datasource=DS, window="-146136543-09-08T08:23:32.096Z/146140482-04-24T15:36:27.903Z")
+        key = CURSOR_KEY.format(conn_id="druid_cluster_default", datasource=DS, window=watch_window(None))
         return self.values.get((ASSET, key))
 
 
