@@ -1,0 +1,204 @@
+"""P8: end → green of each ingestion, and a backfill's wall time against its ideal, on the real deployment.
+
+Why (issue 31): a task is green only once its data is queryable, so its latency is Druid's task, Druid's handoff,
+then ours (the gate seeing the data served, the trigger firing) and Airflow's (resuming the task). This backfills
+``--days`` days of ``example_druid_daily`` on a running deployment (``dev/airflow/airflow.sh``; the environment
+``airflow.sh env`` prints, so ``AIRFLOW_DEV_VAR_DIR``/ports pick which one) with a fresh ``idempotency_key`` (Druid
+really ingests), and breaks each day down:
+
+* Druid's task end: the first moment an observer sees the task complete (the Overlord's task list every 0.5 s);
+* served: the first moment the observer's look (the core's served-changes watch, every 0.2 s, the day's window
+  from a cursor taken before the backfill) sees the day's new version whole;
+* trigger fired: the task instance's ``scheduled_when`` (Airflow sets it when the trigger's event resumes it);
+* green: the task instance's ``end_date``; and before all of it, the task instance's ``start_date`` (the worker
+  starts it: parse, pre-flight, input probe, capacity check, submit) to the Druid task's ``createdTime``.
+
+handoff = served - end (Druid's), ours = fired - served, resume = green - fired (Airflow's), end → green = green -
+end. The backfill's ideal is what the pool's slots cannot avoid: Σ (Druid task time + handoff) / concurrent
+ingestions; its ratio is wall / ideal (goal ≤ 1.15). The observer's own reads (a few per second) load Druid a
+little; they are not the product's and are not counted anywhere.
+
+    .venv/bin/python benchmarks/p8_end_to_green.py [--first-day 2026-11-10] [--days 14] [--concurrent 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+from urllib.parse import quote
+
+import benchlib
+import requests
+from druid_ingest import ClusterConfig, DruidClient
+
+ROOT = benchlib.ROOT
+sys.path.insert(0, str(ROOT / "dev" / "airflow"))
+from airflow_rest import AirflowAPI  # noqa: E402
+
+HARNESS = ROOT / "dev" / "airflow" / "airflow.sh"
+DAG = "example_druid_daily"
+TASK = "ingest_events_web"
+DS = "events_web"
+
+
+def ts(text: str) -> float:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def deploy_env() -> dict[str, str]:
+    out = subprocess.run(["bash", "-c", f'eval "$(bash {HARNESS} env)" && env -0'], capture_output=True, check=True)
+    return dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
+
+
+def day_window(day: str) -> str:
+    start = dt.date.fromisoformat(day)
+    return f"{start}/{start + dt.timedelta(days=1)}"
+
+
+class Observer:
+    """Druid's side of the timeline, seen from outside: when each day's task completes, when its data is served."""
+
+    def __init__(self, druid: DruidClient, druid_url: str, days: list[str]) -> None:
+        self.druid, self.druid_url, self.days = druid, druid_url, days
+        self.window = f"{days[0]}/{dt.date.fromisoformat(days[-1]) + dt.timedelta(days=1)}"
+        self.cursor = druid.served_changes(DS, self.window).cursor
+        self.served: dict[str, float] = {}
+        self.ended: dict[str, tuple[float, float, str]] = {}  # day -> (seen complete, created, task id)
+        self.stop = threading.Event()
+        self.since = time.time()
+
+    def _look(self) -> None:
+        batch = self.druid.served_changes(DS, self.window, self.cursor)
+        now = time.time()
+        for change in batch.changes:
+            if change.kind == "served":
+                start, end = (dt.date.fromisoformat(x[:10]) for x in change.interval.split("/"))
+                while start < end:
+                    self.served.setdefault(start.isoformat(), now)
+                    start += dt.timedelta(days=1)
+        self.cursor = batch.cursor
+
+    def _tasks(self) -> None:
+        done = requests.get(f"{self.druid_url}/druid/indexer/v1/tasks",
+                            params={"datasource": DS, "state": "complete", "max": 200}, timeout=30).json()
+        now = time.time()
+        for t in done:
+            if t.get("type") != "index_parallel" or t.get("statusCode") != "SUCCESS":
+                continue
+            created = ts(t["createdTime"])
+            if created < self.since:
+                continue
+            day = next((d for d in self.days if f"_{d.replace('-', '')}-" in t["id"]), None)
+            if day and day not in self.ended:
+                self.ended[day] = (now, created, t["id"])
+
+    def run(self) -> None:
+        tick = 0
+        while not self.stop.is_set():
+            try:
+                self._look()
+                if tick % 3 == 0:
+                    self._tasks()
+            except Exception as exc:  # a blip: the next look counts
+                print(f"  observer: {exc}", file=sys.stderr)
+            tick += 1
+            self.stop.wait(0.2)
+
+
+def backfill(api: AirflowAPI, days: list[str], concurrent: int, timeout: float) -> dict[str, dict[str, Any]]:
+    key = f"p8-{int(time.time())}"
+    since = time.time() - 1
+    api.send("PATCH", f"/dags/{DAG}", {"is_paused": False})
+    made = api.send("POST", "/backfills", {
+        "dag_id": DAG, "from_date": f"{days[0]}T00:00:00Z", "to_date": f"{days[-1]}T00:00:00Z",
+        "max_active_runs": concurrent, "reprocess_behavior": "completed", "dag_run_conf": {"idempotency_key": key}})
+    deadline = time.monotonic() + timeout
+    while True:
+        runs = {r["logical_date"][:10]: r for r in api.dag_runs(DAG, run_type="backfill")
+                if r["logical_date"][:10] in days and r.get("queued_at") and ts(r["queued_at"]) >= since}
+        if len(runs) == len(days) and all(r["state"] in ("success", "failed") for r in runs.values()) \
+                and api.get(f"/backfills/{made['id']}").get("completed_at"):
+            return runs
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"backfill not done after {timeout:.0f} s: { {d: r['state'] for d, r in runs.items()} }")
+        time.sleep(2)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--first-day", default="2026-11-10")
+    parser.add_argument("--days", type=int, default=14)
+    parser.add_argument("--concurrent", type=int, default=2, help="ingestions the druid_ingest pool admits")
+    parser.add_argument("--timeout", type=float, default=1800)
+    args = parser.parse_args()
+    env = deploy_env()
+    api = AirflowAPI(env["AIRFLOW_DEV_API_URL"], password=env["AIRFLOW_DEV_ADMIN_PASSWORD"])
+    druid_url = env.get("DRUID_URL") or "http://127.0.0.1:8888"
+    first = dt.date.fromisoformat(args.first_day)
+    days = [(first + dt.timedelta(days=i)).isoformat() for i in range(args.days)]
+    benchlib.print_machine(benchlib.machine("apache-airflow", "druid-ingest"))
+    with DruidClient(ClusterConfig(url=druid_url, read_timeout=60)) as druid:
+        observer = Observer(druid, druid_url, days)
+        thread = threading.Thread(target=observer.run, daemon=True)
+        thread.start()
+        started = time.time()
+        runs = backfill(api, days, args.concurrent, args.timeout)
+        time.sleep(1)
+        observer.stop.set()
+        thread.join(10)
+    rows: list[dict[str, Any]] = []
+    parts: dict[str, list[float]] = {"before": [], "task": [], "handoff": [], "ours": [], "resume": [],
+                                     "end_green": [], "slot": []}
+    for day in days:
+        run = runs[day]
+        ti = api.get(f"/dags/{DAG}/dagRuns/{quote(run['dag_run_id'], safe='')}/taskInstances/{TASK}")
+        if day not in observer.ended or day not in observer.served or not ti.get("scheduled_when"):
+            rows.append({"day": day, "state": run["state"], "note": "not seen whole (observer or Airflow)"})
+            continue
+        ended, created, _ = observer.ended[day]
+        served, fired, green = observer.served[day], ts(ti["scheduled_when"]), ts(ti["end_date"])
+        row = {"day": day, "state": run["state"], "before_s": created - ts(ti["start_date"]),
+               "druid_task_s": ended - created, "handoff_s": served - ended,
+               "ours_s": fired - served, "resume_s": green - fired, "end_to_green_s": green - ended,
+               "slot_s": green - ts(ti["start_date"])}
+        rows.append(row)
+        for name, key in (("before", "before_s"), ("task", "druid_task_s"), ("handoff", "handoff_s"),
+                          ("ours", "ours_s"), ("resume", "resume_s"), ("end_green", "end_to_green_s"),
+                          ("slot", "slot_s")):
+            parts[name].append(row[key])
+    benchlib.print_table([("day", "day"), ("state", "state"), ("before_s", "start→submit s"),
+                          ("druid_task_s", "Druid task s"),
+                          ("handoff_s", "handoff s"), ("ours_s", "ours s"), ("resume_s", "resume s"),
+                          ("end_to_green_s", "end→green s"), ("slot_s", "pool slot s")], rows)
+    wall = max(ts(r["end_date"]) for r in runs.values()) - started
+    ideal = (sum(parts["task"]) + sum(parts["handoff"])) / args.concurrent
+    print()
+    for name in ("before", "handoff", "ours", "resume", "end_green"):
+        if parts[name]:
+            print(f"{name:>10}: p50 {statistics.median(parts[name]):5.1f} s   p95 {pct(parts[name], 95):5.1f} s   "
+                  f"max {max(parts[name]):5.1f} s")
+    if parts["ours"]:
+        within = sum(1 for g, h in zip(parts["end_green"], parts["handoff"], strict=True) if g <= h + 3)
+        print(f"goal: ours ≤ 2 s p95 -> {pct(parts['ours'], 95):.1f} s; end→green ≤ handoff + 3 s -> "
+              f"{within}/{len(parts['ours'])} days")
+    print(f"backfill: wall {wall:.1f} s, ideal {ideal:.1f} s (Σ Druid task + handoff / {args.concurrent}), "
+          f"ratio {wall / ideal:.2f}x (goal ≤ 1.15x); pool slot-seconds {sum(parts['slot']):.0f} vs the "
+          f"{args.concurrent} slots' {wall * args.concurrent:.0f} (idle or on our own steps: "
+          f"{wall * args.concurrent - sum(parts['slot']):.0f})")
+    benchlib.write_results("p8_end_to_green", {"days": rows, "wall_s": wall, "ideal_s": ideal,
+                                               "concurrent": args.concurrent})
+
+
+if __name__ == "__main__":
+    main()
