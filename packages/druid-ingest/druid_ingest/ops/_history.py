@@ -28,6 +28,7 @@ __all__ = [
     "CACHE",
     "CAPACITY",
     "CAPACITY_TTL",
+    "HANDOFF_KEEP",
     "HANDOFF_LATENCIES",
     "HISTORY_MAX_TTL",
     "HISTORY_TTL",
@@ -197,15 +198,28 @@ def _starts(tasks: Sequence[TaskStatus]) -> list[float]:
     return found
 
 
+#: handoff delays kept per (cluster, datasource): enough for a 5th and a 95th percentile that are not simply the
+#: extremes (nearest rank: the 19th of 20), few enough to follow a cluster whose Coordinator was retuned
+HANDOFF_KEEP = 20
+
+
 class HandoffLatencies:
     """Seconds from a task's SUCCESS to its data being queryable, per (cluster, datasource), as this process saw
-    them: the next handoff wait of that datasource takes its first look near the usual delay instead of at once
-    (a look right after SUCCESS always finds the segments not loaded yet)."""
+    them: the next handoff wait of that datasource looks often through the window these delays span
+    (``gate/looks.py``) instead of from the end on the fixed backoff (a look right after SUCCESS always finds the
+    segments not loaded yet). The last ``keep`` are kept."""
 
-    def __init__(self, keep: int = 10) -> None:
+    def __init__(self, keep: int = HANDOFF_KEEP) -> None:
+        if keep < 1:  # ``del seen[:-0]`` deletes nothing: 0 would keep every delay, not none
+            raise ValueError(f"keep={keep!r}: expected at least 1 delay to keep")
         self.keep = keep
         self._lock = threading.Lock()
         self._seen: dict[tuple[str, str], list[float]] = {}
+
+    def recent(self, key: tuple[str, str]) -> list[float]:
+        """The kept delays of ``key``, oldest first (a copy)."""
+        with self._lock:
+            return list(self._seen.get(key, ()))
 
     def expected(self, key: tuple[str, str]) -> float | None:
         """The 75th percentile of the recent delays (a first look then mostly finds the data served), or None

@@ -82,6 +82,9 @@ class TaskOutcome:
     fatal: bool = False
     #: an ``error``'s taxonomy class names (``errors.error_names``), so the other side of an event raises the same
     error_classes: tuple[str, ...] = ()
+    #: the last look (``clock()`` time) that saw the task still active: its end came after it (local only: the
+    #: handoff wait plans its looks from it, ``gate/looks.py``)
+    ended_after: float | None = field(default=None, compare=False)
 
     @classmethod
     def terminal(cls, status: TaskStatus, report: ReportSummary | None) -> TaskOutcome:

@@ -8,6 +8,7 @@ the async client in a trigger; no other poll loop exists.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.ops._shared_reads import StatusQuery, TaskQuery, holds_lock, merge_status
+from druid_ingest.ops.gate.looks import HandoffLooks
 from druid_ingest.ops.gate.steps import gate_chunks, gate_step, handoff_target, target_for
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
@@ -142,8 +144,9 @@ def watch_task(
         known = status
         ceiling = status.version_ceiling
         now = clock()
-        if status.is_terminal:
-            return TaskOutcome.terminal(status, (yield from report_summary(task_id)))
+        if status.is_terminal:  # it ended after the previous look (or the submit): the handoff wait's reference
+            outcome = TaskOutcome.terminal(status, (yield from report_summary(task_id)))
+            return replace(outcome, ended_after=previous_look)
         if not planned and memory is not None and status.datasource and status.task_type:
             planned = True
             history = yield from task_history(memory.cluster, status.datasource, status.task_type,
@@ -217,6 +220,8 @@ def watch_handoff(
     schedule: PollSchedule | None = None,
     clock: Clock = time.time,
     first_look: float = 0.0,
+    looks: HandoffLooks | None = None,
+    ended_at: float | None = None,
 ) -> Operation[HandoffOutcome]:
     """Check the gate until done (loaded, nothing, superseded), ``never``, or ``deadline``.
 
@@ -227,11 +232,18 @@ def watch_handoff(
     look re-reads the metadata first (a segment a newer version overshadows is not required, never "never") and
     keeps that fresh plan. From the second such question on, a wait still pending also asks why (no Historical,
     caches full: ``loading_note``), and its pending lines say so.
-    ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). Yields each
-    pending HandoffResult as progress.
+    ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). ``looks``, with
+    ``ended_at`` (when the task ended, ``clock()`` time; default now): its first look and its window of looks
+    ``step`` apart replace ``first_look`` and the schedule's first delays (``gate/looks.py``). The window's
+    looks after the first are served listings only: the metadata re-read and the never question wait for the
+    schedule's looks past it (the window is the usual handoff: a segment missing in it is not suspicious yet).
+    Yields each pending HandoffResult as progress.
     """
     schedule = schedule or PollSchedule()
     polls = 0
+    begun = clock() if ended_at is None else min(clock(), ended_at)
+    if looks is not None:
+        first_look = max(0.0, begun + looks.first - clock())
     if first_look > 0:
         yield Sleep(min(first_look, max(0.0, deadline - clock())))
     probed_at: float | None = None
@@ -239,7 +251,8 @@ def watch_handoff(
     plan = yield from gate_chunks(target)
     outage = Outage(f"the segments of Druid task {target.task_id}")
     while True:
-        probe = pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
+        dense = looks is not None and pending_looks >= 1 and looks.dense(clock() - begun)
+        probe = not dense and pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
         result: HandoffResult
         try:
             ask_why = probe and probed_at is not None
@@ -262,10 +275,27 @@ def watch_handoff(
         remaining = deadline - clock()
         if remaining <= 0:
             return HandoffOutcome.of(target.task_id, target.datasource, result)  # kind "timeout"
+        if looks is not None and looks.dense(clock() - begun):
+            yield Sleep(min(looks.step, remaining))  # a dense look: no count, no re-read (``looks``)
+            continue
         polls += 1
-        yield Sleep(min(schedule.delay(polls), remaining))
+        delay = schedule.delay(polls) if looks is None else looks.next_delay(clock() - begun, polls)
+        yield Sleep(min(delay, remaining))
         if polls % REREAD_EVERY == 0:
             plan = replace((yield from gate_chunks(target)), why=plan.why)
+
+
+def _ended_at(task: TaskOutcome, seen: float) -> float:
+    """When the task probably ended (``clock()`` time), for the handoff's looks and its recorded delay: not the
+    look that saw it ended (``seen``, late by up to a poll gap, ~55 s before a planned window) but the latest of
+    two times it cannot have ended before: the last look that saw it active, and createdTime + duration (early by
+    its time in the queue). A Druid clock ahead of ours is clipped to ``seen``."""
+    found = task.ended_after if task.ended_after is not None else seen
+    status = task.status
+    if status is not None and status.created_time and status.duration_ms:
+        with contextlib.suppress(ValueError):
+            found = max(found, parse_instant(status.created_time).timestamp() + status.duration_ms / 1000)
+    return min(seen, found)
 
 
 def watch_ingestion(
@@ -286,7 +316,8 @@ def watch_ingestion(
     ``task_deadline`` is absolute; the handoff gets ``handoff_timeout`` seconds from the moment the task wait
     ends, but never past ``task_deadline + handoff_timeout`` (a rebuilt trigger cannot extend it much). The
     handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
-    later replace's. ``datasource``/``intervals`` may be empty: the task's own are used. ``submitted_at``: when
+    later replace's; its looks follow the handoff delays this process saw (``gate/looks.py``).
+    ``datasource``/``intervals`` may be empty: the task's own are used. ``submitted_at``: when
     this wait's caller submitted the task (``clock()`` time); its first look comes ``poll_interval`` after that,
     the earliest a spec Druid fails at once is seen anyway (a look right after the submit only finds it queued).
     """
@@ -301,9 +332,14 @@ def watch_ingestion(
         target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
     ended = clock()
     deadline = min(ended, task_deadline) + handoff_timeout
+    since = _ended_at(task, ended)
     key = (memory.cluster, target.datasource) if memory is not None else None
-    usual = memory.handoffs.expected(key) if memory is not None and key else None
-    handoff = yield from watch_handoff(target, deadline, schedule, clock, first_look=usual or 0.0)
-    if memory is not None and key and handoff.result is not None and handoff.result.state == "loaded":
-        memory.handoffs.record(key, clock() - ended)
+    seen = memory.handoffs.recent(key) if memory is not None and key else []
+    looks = HandoffLooks.plan(seen, schedule or PollSchedule())
+    handoff = yield from watch_handoff(target, deadline, schedule, clock, looks=looks, ended_at=since)
+    # a look made at once (the end was seen after the planned first look) that finds it loaded only says the
+    # handoff took less than the task wait's lag: not a delay to plan from
+    at_once = since + looks.first <= ended and clock() - ended < looks.step / 2
+    if memory is not None and key and handoff.result is not None and handoff.result.state == "loaded" and not at_once:
+        memory.handoffs.record(key, clock() - since)
     return IngestionOutcome(task, handoff)

@@ -1,0 +1,72 @@
+"""When a handoff wait looks at the gate after its task's SUCCESS: often through the window in which the
+handoff usually completes, then the ordinary backoff.
+
+The handoff (publish → the Coordinator assigns → a Historical loads → the Broker sees it) takes seconds and
+varies little on one cluster: 2.7-8.9 s on Druid 33 (the dev deployment, issue 31). Looking at the existing
+backoff (5 → 7.5 → 11 s) after it, the wait saw the data served 2.9-9.0 s late, most of an end→green of ~13.5 s.
+A look between two others sees what became served in the gap since the previous one, so looks ``step`` (1 s)
+apart through the window keep that lag under a second; each costs one ids-only served listing (the Broker is
+asked only once everything is served: ``gate_step``). Before and after the window the looks would only find
+"not yet" (before) or a handoff already late (after, where the backoff caps the cost of a stuck one).
+
+Pure: the wait supplies the seconds since the task ended (as it saw it); no clock here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from druid_ingest.ops._history import percentile
+from druid_ingest.wire import PollSchedule
+
+__all__ = ["DENSE_STEP", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "WINDOW_END", "HandoffLooks"]
+
+#: seconds between looks in the window: the served → seen lag to expect (goal: <= 2 s at p95, issue 31)
+DENSE_STEP = 1.0
+#: without learned delays, the first look: no handoff completes sooner (the Coordinator must see the publish and
+#: assign the load in a duty cycle, the Historical must load it; the quickest seen on Druid 33 took 2.7 s)
+FIRST_LOOK = 2.0
+#: without learned delays, the window's end (seconds after the end): the slowest seen on Druid 33 (8.9 s) with a
+#: third to spare; at most 11 looks, paid only until this process has seen ``MIN_DELAYS`` handoffs
+WINDOW_END = 12.0
+#: with learned delays the window ends at their 95th percentile times this (a handoff a quarter slower than the
+#: slow ones seen is still a usual one; past that it is late, and the backoff looks for it)
+HIGH_MARGIN = 1.25
+#: learned delays needed before the window is planned from them (``HandoffLatencies.expected`` needs as many)
+MIN_DELAYS = 2
+
+
+@dataclass(frozen=True)
+class HandoffLooks:
+    """Look ``first`` seconds after the end, then every ``step`` until ``until``, then ``fallback``'s delays
+    from its first (the existing schedule: 5 → 7.5 → 11 s … by default)."""
+
+    first: float
+    until: float
+    fallback: PollSchedule
+    step: float = DENSE_STEP
+
+    @classmethod
+    def plan(cls, delays: Sequence[float], schedule: PollSchedule) -> HandoffLooks:
+        """From the delays (seconds, end → loaded as a wait saw them) this process learned: the first look a step
+        before their 5th percentile (a delay seen at the first look is recorded as that look's time, so a look
+        right at the percentile would never learn that handoffs got quicker), the window to their 95th
+        percentile times ``HIGH_MARGIN``. Without (fewer than ``MIN_DELAYS``): ``FIRST_LOOK`` to ``WINDOW_END``.
+        A schedule that polls faster than the step (a test's, a user's) keeps its own pace."""
+        step = min(DENSE_STEP, schedule.initial)
+        if len(delays) < MIN_DELAYS:
+            return cls(min(FIRST_LOOK, schedule.initial), WINDOW_END, schedule, step)
+        low, high = percentile(delays, 5), percentile(delays, 95)
+        return cls(max(0.0, low - step), max(high * HIGH_MARGIN, high + 2 * step), schedule, step)
+
+    def dense(self, since_end: float) -> bool:
+        """Whether a look ``since_end`` seconds after the end is one of the window's (or the first)."""
+        return since_end < self.until - self.step / 4
+
+    def next_delay(self, since_end: float, past_window: int) -> float:
+        """Seconds until the next look, for a look ``since_end`` seconds after the end; ``past_window``: the looks
+        already taken past the window (1 for the first of them)."""
+        if self.dense(since_end):
+            return self.step
+        return self.fallback.delay(max(1, past_window))
