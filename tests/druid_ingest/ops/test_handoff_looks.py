@@ -1,0 +1,121 @@
+"""The handoff wait's looks after SUCCESS (issue 31): dense through the window the handoff usually takes, then the
+existing backoff; pure, and on the fake Druid over real sockets with a simulated clock (no timed assertion: the
+simulated times are exact)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import requests
+from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
+from druid_ingest.ops._history import HANDOFF_KEEP, HandoffLatencies, WaitMemory
+from druid_ingest.ops.gate.looks import FIRST_LOOK, HIGH_MARGIN, WINDOW_END, HandoffLooks
+from druid_ingest.testing import FakeDruid, SimClock
+
+from tests.druid_ingest.sample_specs import day_spec
+
+RETRY = RetryPolicy(max_attempts=3, initial_delay=0.1, max_delay=0.5, deadline=20, jitter=False)
+SCHEDULE = PollSchedule(5, 60, 1.5)  # the operator's defaults
+
+
+def test_without_delays_the_window_is_fixed_and_then_the_schedule_backs_off() -> None:
+    looks = HandoffLooks.plan([], SCHEDULE)
+    assert (looks.first, looks.until, looks.step) == (FIRST_LOOK, WINDOW_END, 1.0)
+    assert [looks.next_delay(t, 0) for t in (2.0, 6.0, 11.0)] == [1.0, 1.0, 1.0]
+    assert [looks.next_delay(12.0, n) for n in (1, 2, 3)] == [5.0, 7.5, 11.25]  # the existing schedule, from its start
+
+
+def test_learned_delays_place_the_window_a_step_before_the_5th_and_past_the_95th_percentile() -> None:
+    delays = [4.0 + 0.5 * i for i in range(20)]  # 4.0 .. 13.5
+    looks = HandoffLooks.plan(delays, SCHEDULE)
+    assert looks.first == 3.0  # p5 (4.0) minus the step: a quicker handoff is seen, and then learned
+    assert looks.until == pytest.approx(13.0 * HIGH_MARGIN)  # p95 (nearest rank: the 19th) x the margin
+    assert HandoffLooks.plan([3.0, 3.0], SCHEDULE).until == 5.0  # at least two steps past it
+    assert HandoffLooks.plan([5.0], SCHEDULE) == HandoffLooks.plan([], SCHEDULE)  # one delay is no history
+
+
+def test_a_schedule_faster_than_a_second_keeps_its_pace() -> None:
+    looks = HandoffLooks.plan([], PollSchedule(0.05, 0.2, 1.5))
+    assert (looks.first, looks.step) == (0.05, 0.05)
+
+
+def test_the_latencies_keep_the_last_ones_and_refuse_to_keep_none() -> None:
+    seen = HandoffLatencies()
+    for i in range(HANDOFF_KEEP + 5):
+        seen.record(("c", "ds"), float(i))
+    assert seen.recent(("c", "ds")) == [float(i) for i in range(5, HANDOFF_KEEP + 5)]
+    assert seen.recent(("c", "other")) == []
+    with pytest.raises(ValueError, match="keep=0"):
+        HandoffLatencies(keep=0)  # ``del seen[:-0]`` would have kept every delay
+
+
+class Recorder(requests.Session):
+    """Notes when (simulated) each status answer came: the task wait's sighting of the end."""
+
+    def __init__(self, clock: SimClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.status_at: list[float] = []
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        if url.endswith("/status") or url.endswith("/taskStatus"):
+            self.status_at.append(self.clock.now())
+        return super().request(method, url, *args, **kwargs)
+
+
+def _client(fake: FakeDruid, clock: SimClock) -> tuple[DruidClient, Recorder]:
+    recorder = Recorder(clock)
+    client = DruidClient(ClusterConfig(url=fake.url), RETRY, recorder, clock=clock.now, sleep=clock.sleep)
+    client.wait_memory = WaitMemory.on_clock(fake.url, clock.now)
+    return client, recorder
+
+
+def _ingest(client: tuple[DruidClient, Recorder], fake: FakeDruid, clock: SimClock, key: str
+            ) -> tuple[float, int, int]:
+    """One ingestion: (the handoff wait's share: from the data served, or the task wait seeing the end when that
+    came later, to the wait seeing it loaded, in simulated seconds; its gate looks; all its requests)."""
+    druid, recorder = client
+    recorder.status_at.clear()
+    fake.clear_requests()
+    result = druid.ingest(day_spec(), idempotency_key=key, task_timeout=7200, handoff_timeout=600,
+                           schedule=SCHEDULE)
+    seen = clock.now()
+    assert result.handoff is not None and result.handoff.state == "loaded"
+    with fake.state.lock:
+        served = [s.served_at for s in fake.state.segments if s.task_id == result.submit.task_id]
+    assert served and None not in served
+    looks = sum(r.method == "GET" and "/intervals/" in r.path for r in fake.requests)  # ids-only served listings
+    return seen - max(recorder.status_at[-1], *(s for s in served if s is not None)), looks, len(fake.requests)
+
+
+@pytest.mark.parametrize("handoff", [2.5, 6.0, 9.5])
+def test_the_wait_sees_the_data_within_a_step_of_being_served(fake_druid_factory, handoff: float) -> None:
+    clock = SimClock()
+    # a task the fixed schedule sees end at once (looks 5, 12.5 ... 65.9 s after the submit; it ends at 65.5):
+    # the handoff starts after the wait saw the end, so its window is what is measured, not the task wait's lag
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=65, pending_delay=0.5, handoff_delay=handoff,
+                                         coordinator_period=1.0)
+    client = _client(fake, clock)
+    with client[0]:
+        lags = [_ingest(client, fake, clock, f"k{n}") for n in range(5)]
+    # no history (the first two), then learned: the served listing a second apart sees it within that second
+    assert all(lag <= 1.0 for lag, _, _ in lags)
+    # without history the looks start FIRST_LOOK after the end (as the wait saw it): about one a second after that
+    assert lags[0][1] <= handoff - FIRST_LOOK + 3
+    # with history the first look comes a step before the quickest seen: two or three looks
+    assert all(looks <= 3 for _, looks, _ in lags[2:])
+
+
+def test_a_handoff_later_than_the_window_is_looked_for_on_the_existing_backoff(fake_druid_factory) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5, handoff_delay=40.0,
+                                         coordinator_period=1.0)
+    client = _client(fake, clock)
+    with client[0]:
+        lag, looks, _ = _ingest(client, fake, clock, "late")
+    # the window (about 10 looks up to 12 s), then 5 + 7.5 + 11.25 s (and the never question past the window)
+    assert looks <= 10 + 4
+    assert lag <= 11.25 + 1.0  # within the backoff's gap: a late handoff is outside the 2 s promise
+    probes = [r for r in fake.requests if r.path.endswith("/handoffComplete")]
+    assert probes, "past the window a missing segment is asked about (will it ever load?)"
