@@ -1,4 +1,4 @@
-"""P7 (issue 31): how late the handoff wait sees the data served, and what its looks cost, before and after.
+"""P9 (issue 31): how late the handoff wait sees the data served, and what its looks cost, before and after.
 
 A 1-minute ingestion (``DruidClient.ingest``: the operator's steps, every request counted) against the fake Druid
 on a *simulated* clock, each task's handoff delay drawn uniformly from 2.7-8.9 s (the range measured on the dev
@@ -16,7 +16,7 @@ Druid 33, issue 31). Reported per variant:
 (default: the merge base with main), extracted by ``git archive`` into a temporary directory: main's behaviour,
 not a re-implementation of it.
 
-    .venv/bin/python benchmarks/p7_handoff_detection.py [--samples 40] [--warmup 5] [--before REF]
+    .venv/bin/python benchmarks/p9_handoff_detection.py [--samples 40] [--warmup 5] [--before REF]
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def run_before(args: argparse.Namespace, history: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         tree = before_tree(ref, Path(tmp))
         path = os.pathsep.join(str(tree / p) for p in ("packages/druid-ingest", "packages/dagster-druid-ingest", ""))
-        done = subprocess.run([sys.executable, str(HERE / "p7_handoff_detection.py"), "--child",
+        done = subprocess.run([sys.executable, str(HERE / "p9_handoff_detection.py"), "--child",
                                "--samples", str(args.samples), "--warmup", str(args.warmup), "--seed", str(args.seed)]
                               + (["--first-ever"] if not history else []),
                               capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": path})
@@ -151,7 +151,7 @@ def main() -> None:
         print(line(variant, "before", before, None))
         print(line(variant, "after", after, before))
         rows[variant] = {"before": before, "after": after}
-    write_results("p7_handoff_detection", {"machine": info, "delays": DELAYS, "rows": rows})
+    write_results("p9_handoff_detection", {"machine": info, "delays": DELAYS, "rows": rows})
 
 
 if __name__ == "__main__":
