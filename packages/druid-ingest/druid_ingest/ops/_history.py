@@ -221,13 +221,6 @@ class HandoffLatencies:
         with self._lock:
             return list(self._seen.get(key, ()))
 
-    def expected(self, key: tuple[str, str]) -> float | None:
-        """The 75th percentile of the recent delays (a first look then mostly finds the data served), or None
-        before two were seen."""
-        with self._lock:
-            seen = list(self._seen.get(key, ()))
-        return percentile(seen, 75) if len(seen) >= 2 else None
-
     def record(self, key: tuple[str, str], seconds: float) -> None:
         with self._lock:
             seen = self._seen.setdefault(key, [])

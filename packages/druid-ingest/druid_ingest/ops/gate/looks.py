@@ -33,7 +33,7 @@ WINDOW_END = 12.0
 #: with learned delays the window ends at their 95th percentile times this (a handoff a quarter slower than the
 #: slow ones seen is still a usual one; past that it is late, and the backoff looks for it)
 HIGH_MARGIN = 1.25
-#: learned delays needed before the window is planned from them (``HandoffLatencies.expected`` needs as many)
+#: learned delays needed before the window is planned from them (two give a spread, however rough)
 MIN_DELAYS = 2
 
 
