@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import sys
 import time
@@ -82,10 +83,13 @@ class DruidWaitTrigger(BaseTrigger):
 
     @property
     def schedule(self) -> PollSchedule:
-        return PollSchedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within,
-                            self.check_every)
+        return _schedule(self.poll_interval, self.max_poll_interval, self.poll_multiplier, self.detect_within,
+                         self.check_every)
 
     def _client(self) -> contextlib.AbstractAsyncContextManager[AsyncDruidClient]:
+        """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
+        trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``). Use
+        with ``async with`` (:class:`_SharedClient`)."""
         return cluster_client(self.conn_id, self.retry)
 
     def _log_shared_reads(self, client: AsyncDruidClient) -> None:
@@ -106,24 +110,53 @@ class DruidWaitTrigger(BaseTrigger):
         raise NotImplementedError
 
 
-@contextlib.asynccontextmanager
-async def cluster_client(conn_id: str, retry: dict[str, Any] | None) -> AsyncIterator[AsyncDruidClient]:
-    """The event loop's shared client for this cluster: one aiohttp session and one poller for every Druid
-    trigger of the triggerer, so their status reads become one bulk call per tick (``core/poller.py``).
+@functools.lru_cache(maxsize=64, typed=True)
+def _schedule(initial: float, max_delay: float, multiplier: float, detect_within: float | None,
+              check_every: float | None) -> PollSchedule:
+    """One (frozen) schedule object for every wait with these values: each wait keeps its schedule for the whole
+    wait, and a triggerer's thousands of waits mostly share a few."""
+    return PollSchedule(initial, max_delay, multiplier, detect_within, check_every)
 
-    The client is built in a thread, and only by the trigger that finds none: the first one in a triggerer imports
+
+def cluster_client(conn_id: str, retry: dict[str, Any] | None) -> contextlib.AbstractAsyncContextManager[
+        AsyncDruidClient]:
+    """The event loop's shared client for the connection, for ``async with``: every wait and the served watch."""
+    return _SharedClient(conn_id, retry)
+
+
+class _SharedClient:
+    """A trigger's hold on the shared client, for ``async with``.
+
+    The client is built in a thread, and only by the wait that finds none: the first one in a triggerer imports
     aiohttp and the core's waits (a quarter of a second or more) and may load TLS certificates; none of that may
-    block the event loop that every other trigger shares. Nothing but the config and the retry policy (the
-    shared client's key) stays in this frame while the trigger runs: no hook, no unused client."""
-    hook = DruidHook(druid_conn_id=conn_id, retry=RetryPolicy(**retry) if retry else None)
-    config, policy = await hook.aget_config(), hook.retry
-    del hook
-    if "druid_ingest.clients._async_client" not in sys.modules:  # the first trigger: aiohttp and the waits
-        await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
-    from druid_ingest.clients import shared_client
+    block the event loop that every other trigger shares. A small object rather than an async generator, and
+    nothing of the lookup kept once entered (no hook, no config, no unused client): a triggerer holds one of
+    these per wait for the whole wait."""
 
-    async with shared_client(config, policy, make=lambda: asyncio.to_thread(_build_client, config, policy)) as client:
-        yield client
+    __slots__ = ("_conn_id", "_lease", "_retry")
+
+    def __init__(self, conn_id: str, retry: dict[str, Any] | None) -> None:
+        self._conn_id = conn_id
+        self._retry = retry
+        self._lease: contextlib.AbstractAsyncContextManager[AsyncDruidClient] | None = None
+
+    async def __aenter__(self) -> AsyncDruidClient:
+        hook = DruidHook(druid_conn_id=self._conn_id, retry=RetryPolicy(**self._retry) if self._retry else None)
+        config, retry = await hook.aget_config(), hook.retry
+        del hook
+        if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
+            await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
+        from druid_ingest.clients import shared_client
+
+        lease = shared_client(config, retry, make=lambda: asyncio.to_thread(_build_client, config, retry))
+        client = await lease.__aenter__()
+        self._lease = lease
+        return client
+
+    async def __aexit__(self, *exc: Any) -> None:
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            await lease.__aexit__(*exc)
 
 
 def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDruidClient:

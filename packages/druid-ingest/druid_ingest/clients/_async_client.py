@@ -13,7 +13,7 @@ import socket
 import ssl
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -151,6 +151,11 @@ async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
         return response
 
 
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():  # cancelled with its wait
+        future.set_result(None)
+
+
 async def drive(
     op: Operation[T],
     transport: AiohttpTransport,
@@ -167,8 +172,18 @@ async def drive(
         while True:
             action = op.throw(error) if error is not None else op.send(reply)
             error, reply = None, None
-            if isinstance(action, Sleep):
-                await asyncio.sleep(action.seconds)
+            if isinstance(action, Sleep) and action.seconds > 0:
+                # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
+                # thousands of sleeping waits: a future the loop's timer resolves
+                loop = asyncio.get_running_loop()
+                woken: asyncio.Future[None] = loop.create_future()
+                timer = loop.call_later(action.seconds, _wake, woken)
+                try:
+                    await woken
+                finally:
+                    timer.cancel()
+            elif isinstance(action, Sleep):
+                await asyncio.sleep(0)
             elif isinstance(action, Progress):
                 if on_progress is not None:
                     on_progress(action.item)
@@ -223,10 +238,14 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
 
 
 class _Shared:
-    __slots__ = ("client", "users")
+    """The loop's one client for a cluster, how many hold it, and where it is filed (to unfile it)."""
 
-    def __init__(self, client: AsyncDruidClient) -> None:
+    __slots__ = ("client", "clients", "key", "users")
+
+    def __init__(self, client: AsyncDruidClient, clients: dict[Any, _Shared], key: Any) -> None:
         self.client = client
+        self.clients = clients
+        self.key = key
         self.users = 0
 
 
@@ -236,28 +255,54 @@ _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Cluster
 )
 
 
-@contextlib.asynccontextmanager
-async def shared_client(
+class _Lease:
+    """One user's hold on the shared client, entered with ``async with`` (:func:`shared_client`).
+
+    A small object rather than an async generator: a triggerer holds one per wait for the wait's whole life, and
+    a suspended generator (its frame, its entry in the loop's async-generator set) costs several times more.
+    Once entered it keeps only the entry; the caller's config and ``make`` are dropped."""
+
+    __slots__ = ("_config", "_entry", "_make", "_retry")
+
+    def __init__(self, config: ClusterConfig, retry: RetryPolicy | None,
+                 make: Callable[[], Awaitable[AsyncDruidClient]] | None) -> None:
+        self._config: ClusterConfig | None = config
+        self._retry = retry
+        self._make = make
+        self._entry: _Shared | None = None
+
+    async def __aenter__(self) -> AsyncDruidClient:
+        config, retry, make = self._config, self._retry, self._make
+        if config is None:
+            raise RuntimeError("a shared_client() lease is entered once")
+        self._config = self._retry = self._make = None
+        key = (config, retry or RetryPolicy())
+        clients = _SHARED.setdefault(asyncio.get_running_loop(), {})
+        entry = clients.get(key)
+        if entry is None:
+            client = await make() if make is not None else AsyncDruidClient(config, retry, shared=True)
+            entry = clients.setdefault(key, _Shared(client, clients, key))
+            if entry.client is not client:
+                await client.close()
+        entry.users += 1
+        self._entry = entry
+        return entry.client
+
+    async def __aexit__(self, *exc: object) -> None:
+        entry, self._entry = self._entry, None
+        if entry is None:
+            return
+        entry.users -= 1
+        if entry.users == 0 and entry.clients.get(entry.key) is entry:
+            del entry.clients[entry.key]
+            await entry.client.close()
+
+
+def shared_client(
     config: ClusterConfig, retry: RetryPolicy | None = None, *,
     make: Callable[[], Awaitable[AsyncDruidClient]] | None = None,
-) -> AsyncIterator[AsyncDruidClient]:
+) -> contextlib.AbstractAsyncContextManager[AsyncDruidClient]:
     """The event loop's one client for this cluster (one aiohttp session, one poller), for as long as any user
     holds it; closed when the last one leaves. ``make`` builds it, only when none exists (e.g. in a thread:
-    ``lambda: asyncio.to_thread(...)``), so the waits that find one build nothing."""
-    loop = asyncio.get_running_loop()
-    key = (config, retry or RetryPolicy())
-    clients = _SHARED.setdefault(loop, {})
-    entry = clients.get(key)
-    if entry is None:
-        client = await make() if make is not None else AsyncDruidClient(config, retry, shared=True)
-        entry = clients.setdefault(key, _Shared(client))
-        if entry.client is not client:
-            await client.close()
-    entry.users += 1
-    try:
-        yield entry.client
-    finally:
-        entry.users -= 1
-        if entry.users == 0 and clients.get(key) is entry:
-            del clients[key]
-            await entry.client.close()
+    ``lambda: asyncio.to_thread(...)``), so the waits that find one build nothing. Use with ``async with``."""
+    return _Lease(config, retry, make)

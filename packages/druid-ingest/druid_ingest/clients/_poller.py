@@ -93,22 +93,26 @@ class SharedPoller:
         self._sent_at = float("-inf")
         self._listed_at = float("-inf")
 
-    async def answer(self, query: SharedRead) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    def answer(self, query: SharedRead) -> Awaitable[Any]:
+        """The answer to ``query``, to await: its future itself (no coroutine of its own, which each of a
+        triggerer's thousands of waits would keep until its batch is sent). A cancelled wait cancels only its own
+        future; the batch skips it."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         if isinstance(query, StatusQuery):
             self._status.setdefault(query.task_id, []).append(future)
         elif isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
             self._first.setdefault(query.task_id, []).append((query, future))
             if self._first_ticker is None or self._first_ticker.done():
-                self._first_ticker = asyncio.get_running_loop().create_task(self._tick_first())
-            return await future
+                self._first_ticker = loop.create_task(self._tick_first())
+            return future
         elif not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead the poller does not batch
-            return await self._run(direct(query))
+            return self._run(direct(query))
         else:
             self._served.setdefault(query.datasource, []).append((query.span, future))
         if self._ticker is None or self._ticker.done():
-            self._ticker = asyncio.get_running_loop().create_task(self._tick())
-        return await future  # a cancelled wait cancels only its own future; the batch skips it
+            self._ticker = loop.create_task(self._tick())
+        return future
 
     @property
     def waiting(self) -> int:
