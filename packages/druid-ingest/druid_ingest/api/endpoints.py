@@ -7,6 +7,7 @@ got for it and returns a model or raises from the error taxonomy. Sections (``dr
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
@@ -107,19 +108,27 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
         raise DruidProtocolError(f"task {task_id}: no state in status body {str(data)[:200]!r}")
     duration = as_int(data.get("duration"))
     queued = as_str(data.get("queueInsertionTime"))
+    tid = as_str(data.get("id")) or task_id
+    group = as_str(data.get("groupId"))
     return TaskStatus(
-        task_id=as_str(data.get("id")) or task_id,
-        state=state,
-        runner_state=as_str(data.get("runnerStatusCode")),
+        task_id=tid,
+        state=sys.intern(state),
+        runner_state=_shared(as_str(data.get("runnerStatusCode"))),
         created_time=as_str(data.get("createdTime")),
         duration_ms=duration if duration is not None and duration >= 0 else None,
         error_msg=as_text(data.get("errorMsg")),
-        datasource=as_str(data.get("dataSource")),
-        task_type=as_str(data.get("type")),
-        location=_location(data.get("location")),
+        datasource=_shared(as_str(data.get("dataSource"))),
+        task_type=_shared(as_str(data.get("type"))),
+        location=_shared(_location(data.get("location"))),
         queued_time=queued if queued and queued != EPOCH else None,
-        group_id=as_str(data.get("groupId")),
+        group_id=tid if group == tid else group,
     )
+
+
+def _shared(value: str | None) -> str | None:
+    """One string object for a value many statuses repeat (states, datasources, task types, worker locations): a
+    triggerer keeps a status per wait, thousands of them, each parsed from JSON with its own copies."""
+    return sys.intern(value) if value is not None else None
 
 
 # ---- Overlord -----------------------------------------------------------------------------------

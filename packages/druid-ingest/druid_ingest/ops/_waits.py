@@ -104,8 +104,8 @@ def watch_task(
     reported_at = started  # the first progress report comes after report_every, not at the first look
     known: TaskStatus | None = None
     unknown_looks = 0
-    outage = Outage(f"Druid task {task_id}")
-    waiting = LockWait()
+    outage: Outage | None = None  # made at the first failed look, and lock waits at the first WAITING one:
+    waiting: LockWait | None = None  # most waits never need either, and a triggerer holds thousands of waits
     while True:
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
@@ -125,6 +125,7 @@ def watch_task(
             if not is_transient(exc):
                 raise
             now = clock()
+            outage = outage or Outage(f"Druid task {task_id}")
             outage.failed(exc, now)
             if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
                 if known is not None:
@@ -135,12 +136,15 @@ def watch_task(
             polls += 1
             yield Sleep(min(fixed_delay(schedule, polls), deadline - now))
             continue
-        outage.recovered(clock())
+        if outage is not None:
+            outage.recovered(clock())
         unknown_looks = 0
         if known is not None:
             if ceiling is None and holds_lock(status):
                 ceiling = yield from lock_ceiling(status)
             status = replace(status, version_ceiling=ceiling)
+        else:
+            status = _own_id(status, task_id)
         known = status
         ceiling = status.version_ceiling
         now = clock()
@@ -163,7 +167,11 @@ def watch_task(
         if status.runner_state == "RUNNING" and now - reported_at >= report_every and not near_end:
             report = yield from report_summary(task_id)
             reported_at = now
-        waiting_on = (yield from waiting.look(status, now)) if status.runner_state == "WAITING" else waiting.left()
+        if status.runner_state == "WAITING":
+            waiting = waiting or LockWait()
+            waiting_on = yield from waiting.look(status, now)
+        else:
+            waiting_on = waiting.left() if waiting is not None else ""
         yield Progress(TaskProgress(status, report, waiting_on))
         remaining = deadline - clock()
         if remaining <= 0:
@@ -200,6 +208,15 @@ class LockWait:
         self.since = self.asked_at = None
         self.holders = ""
         return ""
+
+
+def _own_id(status: TaskStatus, task_id: str) -> TaskStatus:
+    """The first status with the wait's own task-id string (and group id, when the task is its own group)
+    instead of the answer's copies: the wait keeps its last status, and later ones, merged into it, keep these."""
+    if status.task_id != task_id or status.task_id is task_id:
+        return status
+    group = task_id if status.group_id == task_id else status.group_id
+    return replace(status, task_id=task_id, group_id=group)
 
 
 def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> tuple[float, float]:
