@@ -7,7 +7,9 @@ got for it and returns a model or raises from the error taxonomy. Sections (``dr
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
@@ -71,6 +73,7 @@ __all__ = [
     "parse_submit",
     "parse_task_payload",
     "parse_tasks",
+    "parse_tasks_among",
     "parse_used_segments",
     "parse_workers",
     "reports",
@@ -285,6 +288,67 @@ def parse_tasks(resp: Response, req: Request) -> list[TaskStatus]:
     return [_status_from(str(t.get("id")), t) for t in data if isinstance(t, dict)] if isinstance(
         data, list
     ) else []
+
+
+def parse_tasks_among(wanted: Container[str]) -> Callable[[Response, Request], dict[str, TaskStatus]]:
+    """A parser like :func:`parse_tasks` that keeps, by id, only the listed tasks in ``wanted``, and reads the
+    listing one task at a time: a herd's listing of every active task (10,000 tasks are ~15 MB as parsed JSON
+    for a 3.7 MB answer) is never held parsed all at once, which would set the triggerer's peak memory."""
+
+    def parse(resp: Response, req: Request) -> dict[str, TaskStatus]:
+        raise_for_status(resp, req)
+        found: dict[str, TaskStatus] = {}
+        for task in _json_items(resp):
+            if isinstance(task, dict):
+                status = _status_from(str(task.get("id")), task)
+                if status.task_id in wanted:
+                    found[status.task_id] = status
+        return found
+
+    return parse
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _json_items(resp: Response) -> Iterator[Any]:
+    """The items of a JSON array body, decoded one by one; none for any other JSON value. A body that is not
+    JSON raises as :meth:`Response.json` does."""
+    try:
+        text = resp.body.decode("utf-8", errors="surrogatepass") if resp.body[:1] == b"[" else ""
+    except UnicodeDecodeError:
+        text = ""
+    if not text:  # anything else (a BOM, blanks, another encoding, an object, no JSON): as Response.json reads it
+        data = resp.json()
+        yield from data if isinstance(data, list) else ()
+        return
+    try:
+        at = _blank(text, 1)
+        if text.startswith("]", at):
+            at += 1
+        else:
+            while True:
+                item, at = _DECODER.raw_decode(text, at)
+                yield item
+                at = _blank(text, at)
+                if text.startswith("]", at):
+                    at += 1
+                    break
+                if not text.startswith(",", at):
+                    raise ValueError(f"expected ',' or ']' at {at}")
+                at = _blank(text, at + 1)
+        if text[_blank(text, at):]:
+            raise ValueError(f"extra data at {at}")
+    except ValueError:
+        resp.json()  # raises its DruidProtocolError
+        raise
+
+
+def _blank(text: str, at: int) -> int:
+    """The first position from ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 def is_leader() -> Request:

@@ -224,14 +224,13 @@ class SharedPoller:
         self._listed_at = asyncio.get_running_loop().time()
         try:
             self.stats["listing"] += 1
-            tasks: list[TaskStatus] = await self._run(call(ep.active_tasks(), ep.parse_tasks))
+            tasks: dict[str, TaskStatus] = await self._run(call(ep.active_tasks(), ep.parse_tasks_among(set(ids))))
         except (DruidAuthError, DruidNotFoundError, DruidValidationError):
             self.listing_allowed = False  # refused: one GET each from now on
             return {}
-        wanted = set(ids)
         # a listed task the runner does not have yet shows no runner state: /status calls that WAITING
-        return {t.task_id: t if t.runner_state or t.is_terminal else replace(t, runner_state="WAITING")
-                for t in tasks if t.task_id in wanted}
+        return {i: t if t.runner_state or t.is_terminal else replace(t, runner_state="WAITING")
+                for i, t in tasks.items()}
 
     async def _one_status(self, task_id: str) -> TaskStatus | DruidError:
         try:
