@@ -85,7 +85,7 @@ def merge_status(known: TaskStatus, fresh: TaskStatus) -> TaskStatus:
     runner = fresh.runner_state
     if runner is None:
         runner = "RUNNING" if fresh.location and not fresh.is_terminal else known.runner_state
-    return replace(
+    merged = replace(
         known,
         state=fresh.state,
         runner_state=runner,
@@ -95,6 +95,9 @@ def merge_status(known: TaskStatus, fresh: TaskStatus) -> TaskStatus:
         created_time=fresh.created_time or known.created_time,
         version_ceiling=known.version_ceiling,
     )
+    # nothing new (most looks): the status the wait already keeps, so the one just made dies young instead of
+    # living until the next look and reaching the collector's oldest generation (thousands of waits look a second)
+    return known if merged == known else merged
 
 
 

@@ -142,7 +142,8 @@ def watch_task(
         if known is not None:
             if ceiling is None and holds_lock(status):
                 ceiling = yield from lock_ceiling(status)
-            status = replace(status, version_ceiling=ceiling)
+            if status.version_ceiling != ceiling:
+                status = replace(status, version_ceiling=ceiling)
         else:
             status = _own_id(status, task_id)
         known = status
