@@ -141,9 +141,8 @@ class _SharedClient:
         self._lease: contextlib.AbstractAsyncContextManager[AsyncDruidClient] | None = None
 
     async def __aenter__(self) -> AsyncDruidClient:
-        hook = DruidHook(druid_conn_id=self._conn_id, retry=RetryPolicy(**self._retry) if self._retry else None)
-        config, retry = await hook.aget_config(), hook.retry
-        del hook
+        config = await _config(self._conn_id)
+        retry = RetryPolicy(**self._retry) if self._retry else None
         if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
             await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
         from druid_ingest.clients import shared_client
@@ -157,6 +156,24 @@ class _SharedClient:
         lease, self._lease = self._lease, None
         if lease is not None:
             await lease.__aexit__(*exc)
+
+
+#: (event loop, connection id) -> the lookup of that connection under way
+_LOOKUPS: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[ClusterConfig]] = {}
+
+
+async def _config(conn_id: str) -> ClusterConfig:
+    """The connection's cluster config. A wait that starts while a lookup of the same connection is under way
+    awaits that one instead of queueing its own: a triggerer (re)started with thousands of waits would otherwise
+    hold thousands of queued lookups at once (~5 KB each: hook, Connection, ``sync_to_async`` state), its peak
+    memory. Only a lookup under way is shared; a wait starting later reads the connection again."""
+    key = (asyncio.get_running_loop(), conn_id)
+    lookup = _LOOKUPS.get(key)
+    if lookup is None:
+        lookup = asyncio.ensure_future(DruidHook(druid_conn_id=conn_id).aget_config())
+        _LOOKUPS[key] = lookup
+        lookup.add_done_callback(lambda _: _LOOKUPS.pop(key, None))
+    return await asyncio.shield(lookup)  # a cancelled wait does not cancel the others' lookup
 
 
 def _build_client(config: ClusterConfig, retry: RetryPolicy | None) -> AsyncDruidClient:
