@@ -51,6 +51,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from benchlib import ROOT, machine, print_machine, print_table, write_results  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "dev" / "airflow"))
+
 # A throwaway AIRFLOW_HOME, set before Airflow is imported (no database is used: connections come from the
 # environment, the asset state store from the dict below).
 os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="p7-airflow-"))
@@ -59,16 +61,7 @@ os.environ.setdefault("AIRFLOW__LOGGING__LOGGING_LEVEL", "WARNING")  # not the t
 
 import requests  # noqa: E402
 from airflow.sdk import Asset  # noqa: E402
-from airflow.sdk.api.datamodels._generated import AssetStateStoreResponse  # noqa: E402
-from airflow.sdk.exceptions import ErrorType  # noqa: E402
 from airflow.sdk.execution_time import task_runner  # noqa: E402
-from airflow.sdk.execution_time.comms import (  # noqa: E402
-    AssetStateStoreResult,
-    ErrorResponse,
-    GetAssetStateStoreByName,
-    OKResponse,
-    SetAssetStateStoreByName,
-)
 from airflow.sdk.execution_time.context import AssetStateStoreAccessors  # noqa: E402
 from airflow.triggers.shared_stream import SharedStreamManager  # noqa: E402
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy, build_plan  # noqa: E402
@@ -76,6 +69,7 @@ from druid_ingest.ops import WATCH_EVERY  # noqa: E402
 from druid_ingest.ops._history import percentile  # noqa: E402
 from druid_ingest.planning import build_compaction_plan  # noqa: E402
 from druid_ingest.testing import FakeDruid  # noqa: E402
+from state_store_channel import StateStoreChannel  # noqa: E402
 
 from airflow_provider_druid_ingest.triggers.served import DruidServedTrigger  # noqa: E402
 
@@ -89,28 +83,6 @@ METADATA = f"/druid/coordinator/v1/metadata/datasources/{DS}/segments"
 SENSOR_READ = f"/druid/coordinator/v1/datasources/{DS}/segments"
 FAST = PollSchedule(0.2, 1.0, 1.5)  # the ingestions' own waits (their requests are not counted)
 RETRY = RetryPolicy(max_attempts=5, initial_delay=0.2, max_delay=1.0, deadline=60, jitter=False)
-
-
-# ------------------------------------------------------------------ the asset state store's supervisor side
-class StateStoreChannel:
-    """The supervisor's side of the asset state store messages: one dict per asset name (as in
-    tests/airflow/triggers/test_served_trigger.py)."""
-
-    def __init__(self) -> None:
-        self.values: dict[tuple[str, str], Any] = {}
-        self.sets = 0
-
-    async def asend(self, msg: Any) -> Any:
-        if isinstance(msg, GetAssetStateStoreByName):
-            if (msg.name, msg.key) not in self.values:
-                return ErrorResponse(error=ErrorType.ASSET_STORE_NOT_FOUND)
-            value = json.loads(json.dumps(self.values[(msg.name, msg.key)]))  # what the database gives back
-            return AssetStateStoreResult.from_asset_state_store_response(AssetStateStoreResponse(value=value))
-        if isinstance(msg, SetAssetStateStoreByName):
-            self.values[(msg.name, msg.key)] = msg.value
-            self.sets += 1
-            return OKResponse(ok=True)
-        raise AssertionError(f"unexpected message {msg!r}")
 
 
 # ------------------------------------------------------------------------------------------------ changes

@@ -9,21 +9,13 @@ again by the next watcher (at least once), one confirmed is not (no repeat); a q
 from __future__ import annotations
 
 import asyncio
-import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from airflow.sdk import Asset
-from airflow.sdk.api.datamodels._generated import AssetStateStoreResponse
-from airflow.sdk.exceptions import ErrorType
 from airflow.sdk.execution_time import task_runner
-from airflow.sdk.execution_time.comms import (
-    AssetStateStoreResult,
-    ErrorResponse,
-    GetAssetStateStoreByName,
-    OKResponse,
-    SetAssetStateStoreByName,
-)
 from airflow.sdk.execution_time.context import AssetStateStoreAccessors
 from airflow.triggers.shared_stream import SharedStreamManager
 from druid_ingest.ops import watch_window
@@ -34,29 +26,16 @@ from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.triggers.served import CURSOR_KEY, DruidServedTrigger, druid_served_asset
 from tests.druid_ingest.sample_specs import day_spec
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "dev" / "airflow"))
+from state_store_channel import StateStoreChannel
+
 DS = "events_web"
 ASSET = "events_web_served"
 SERVED_READ = f"/druid/coordinator/v1/datasources/{DS}/intervals/"
 
 
-class StateStoreChannel:
-    """The supervisor's side of the asset state store messages: one dict per asset name."""
-
-    def __init__(self) -> None:
-        self.values: dict[tuple[str, str], Any] = {}
-        self.sets = 0
-
-    async def asend(self, msg: Any) -> Any:
-        if isinstance(msg, GetAssetStateStoreByName):
-            if (msg.name, msg.key) not in self.values:
-                return ErrorResponse(error=ErrorType.ASSET_STORE_NOT_FOUND)
-            value = json.loads(json.dumps(self.values[(msg.name, msg.key)]))  # what the database gives back
-            return AssetStateStoreResult.from_asset_state_store_response(AssetStateStoreResponse(value=value))
-        if isinstance(msg, SetAssetStateStoreByName):
-            self.values[(msg.name, msg.key)] = msg.value
-            self.sets += 1
-            return OKResponse(ok=True)
-        raise AssertionError(f"unexpected message {msg!r}")
+class Channel(StateStoreChannel):
+    """The shared stand-in (dev/airflow/state_store_channel.py), reading back the watch's cursor."""
 
     def cursor(self) -> dict[str, Any] | None:
         key = CURSOR_KEY.format(conn_id="druid_cluster_default", datasource=DS, window=watch_window(None))
@@ -64,8 +43,8 @@ class StateStoreChannel:
 
 
 @pytest.fixture
-def channel(monkeypatch: pytest.MonkeyPatch) -> StateStoreChannel:
-    store = StateStoreChannel()
+def channel(monkeypatch: pytest.MonkeyPatch) -> Channel:
+    store = Channel()
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", store, raising=False)
     return store
 
