@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 import time
 import urllib.request
 
@@ -153,11 +154,24 @@ def test_d6_a_later_replace_landing_while_we_wait_is_superseded_never_never(fake
     client = make_client(fake.url)
     fake.plan_next_task(TaskPlan(duration=0.2))
     fake.plan_next_task(TaskPlan(duration=0.8))
+    # nothing loads until the later task has published: on a loaded machine its publish could otherwise come after
+    # our version's handoff, and then "loaded" would be the right answer (a run under load did just that)
+    fake.pause_loading()
     mine = client.ensure_submitted(day_spec()).task_id
     later = client.ensure_submitted(variant(day_spec(), "later")).task_id  # queues behind our lock
+
+    def resume_once_later_published() -> None:
+        deadline = time.monotonic() + 20
+        while fake.task(later).state != "SUCCESS" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        fake.resume_loading()
+
+    resumer = threading.Thread(target=resume_once_later_published, daemon=True)
+    resumer.start()
     status = client.wait_for_task(mine, timeout=20)
     target = client.handoff_target(mine, "", [DAY], version_ceiling=status.version_ceiling)
     result = client.wait_for_handoff(target, timeout=20)  # was: HandoffNeverError
+    resumer.join(timeout=20)
     assert result.state == "superseded", result
     assert result.superseded_by == fake.task(later).version and result.superseded_by_task == later
     assert later in result.detail
