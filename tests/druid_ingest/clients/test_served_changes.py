@@ -50,6 +50,9 @@ def test_an_ingestion_is_one_change_and_a_look_after_it_one_request(fake: FakeDr
     assert batch.changes == (ServedChange("served", D1, result.handoff.version, "ingestion", ()),) and cost == 2
     again, cost = look(fake, client, WatchCursor.from_json(batch.cursor.to_json()))  # as a restart reads it back
     assert (again.changes, cost) == ((), 1)
+    # each batch names its look by the served fingerprints before and after it (a redelivery has the same key)
+    assert batch.key == f"{empty.cursor.served}>{batch.cursor.served}" != empty.key
+    assert again.key == f"{batch.cursor.served}>{batch.cursor.served}"
     assert "/druid/coordinator/v1/datasources/events_web/intervals/" in fake.requests[0].path
 
 

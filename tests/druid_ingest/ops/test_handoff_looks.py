@@ -35,6 +35,22 @@ def test_learned_delays_place_the_window_a_step_before_the_5th_and_past_the_95th
     assert HandoffLooks.plan([5.0], SCHEDULE) == HandoffLooks.plan([], SCHEDULE)  # one delay is no history
 
 
+def test_learned_looks_keep_the_schedules_pace_its_backoff_and_a_first_look_not_before_the_end() -> None:
+    fast = PollSchedule(0.5, 10.0, 2.0)
+    looks = HandoffLooks.plan([1.0, 1.0], fast)
+    assert (looks.first, looks.until, looks.step) == (0.5, 2.0, 0.5)  # p5 - step; p95 + two steps (> 1.25 x 1)
+    assert [looks.next_delay(2.5, n) for n in (1, 2)] == [fast.delay(1), fast.delay(2)]  # past the window
+    assert HandoffLooks.plan([0.2, 0.3], SCHEDULE).first == 0.0  # a step before 0.2 s is at the end, not before
+
+
+def test_a_look_a_quarter_step_before_the_windows_end_is_past_it() -> None:
+    """The window's last look lands ~a step before ``until`` (timers run late by a little): one a quarter step
+    short of it would only find what the backoff's first look finds, so it counts as past."""
+    looks = HandoffLooks(2.0, 10.0, SCHEDULE, 1.0)
+    assert looks.dense(9.74) and not looks.dense(9.75) and not looks.dense(9.78)
+    assert looks.next_delay(9.74, 0) == 1.0 and looks.next_delay(9.78, 1) == SCHEDULE.delay(1)
+
+
 def test_a_schedule_faster_than_a_second_keeps_its_pace() -> None:
     looks = HandoffLooks.plan([], PollSchedule(0.05, 0.2, 1.5))
     assert (looks.first, looks.step) == (0.05, 0.05)

@@ -199,3 +199,8 @@ def test_the_next_look_comes_soon_only_while_the_served_ids_move_without_news() 
     reported = ChangeBatch((ServedChange("served", D1, V1, "ingestion"),), cursor, before)
     assert next_look(reported, 60) == 60
     assert next_look(ChangeBatch((), cursor, after), 60) == 60  # nothing moved
+
+
+def test_a_window_that_is_not_an_interval_is_refused_naming_it() -> None:
+    with pytest.raises(DruidUsageError, match=r"the watch window 'yesterday' is not an ISO interval"):
+        watch_window("yesterday")
