@@ -83,7 +83,16 @@ def main(argv: list[str]) -> None:
     from airflow.dag_processing.dagbag import DagBag
 
     bag = DagBag(dag_folder=str(repo / "dags"))
-    check(bag.import_errors == {}, f"example DAGs failed to parse: {bag.import_errors}")
+    errors = dict(bag.import_errors)
+    if tuple(int(p) for p in airflow.__version__.split(".")[:2]) < (3, 3):
+        # the served-data watcher needs 3.3's shared-stream ack mode: on 3.2 its example must fail, saying so
+        served = {path: error for path, error in errors.items() if path.endswith("example_druid_served.py")}
+        check(len(served) == 1 and "needs Airflow 3.3 or later" in next(iter(served.values()), ""),
+              f"on Airflow {airflow.__version__} example_druid_served.py must fail naming Airflow 3.3: {served}")
+        errors = {path: error for path, error in errors.items() if path not in served}
+    else:
+        check("example_druid_served" in bag.dag_ids, f"example DAGs: {bag.dag_ids}")
+    check(errors == {}, f"example DAGs failed to parse: {errors}")
     check({DAG_ID, "example_druid_split"} <= set(bag.dag_ids), f"example DAGs: {bag.dag_ids}")
     t = step(f"parse {repo / 'dags'}: {', '.join(sorted(bag.dag_ids))}", t)
 
