@@ -130,7 +130,7 @@ fi
 start_prep
 # fake-Druid tests spread over 4 workers (they wait on sockets more than on the CPU); the real-Druid suite stays
 # serial, in file order, on one worker (tests/xdist_order.py)
-stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --ignore=tests/deploy --ignore=tests/deploy_celery --ignore=tests/druid_ha
+stage "pytest: all but tests/deploy (-n 4)" "${pytest[@]}" -n 4 --dist loadgroup --durations=25 --ignore=tests/deploy --ignore=tests/deploy_celery --ignore=tests/druid_ha
 if [ "${PACKAGE_SMOKE:-1}" = 1 ]; then  # the built wheel in fresh venvs, lowest and highest claimed Airflow
   stage "package smoke" bash scripts/ci/package_smoke.sh
 fi
@@ -143,7 +143,7 @@ if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
   stage "harness from a 0700 clone + demo deployment" bash scripts/ci/outside_checkout.sh start "$outside_dir" "$druid_url"
 fi
 start_deployment
-stage "pytest: tests/deploy" "${pytest[@]}" -s tests/deploy
+stage "pytest: tests/deploy" "${pytest[@]}" -s --durations=10 tests/deploy
 if [ "${DEPLOY_CELERY_E2E:-1}" = 1 ]; then
   # the 2 cores go to the Celery deployment (7 Airflow services + Redis): the LocalExecutor one and the 0700
   # clone's demo deployment are done
