@@ -34,7 +34,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidTaskTrigger": f"{_P}.triggers.task",
         "DruidHandoffTrigger": f"{_P}.triggers.handoff",
         "DruidIngestionTrigger": f"{_P}.triggers.ingestion",
-        "DruidUnservedTrigger": f"{_P}.triggers.unserved",
+        "DruidSegmentStateTrigger": f"{_P}.triggers.segment_state",
         "DruidServedTrigger": f"{_P}.triggers.served",
     },
     "hooks": {"DruidHook": f"{_P}.hooks.druid", "DruidSqlHook": f"{_P}.hooks.druid_sql"},
@@ -52,7 +52,8 @@ TASK_DECORATORS: dict[str, str] = {
 }
 
 #: shared base classes that are public in their module but registered nowhere (not meant for a DAG)
-BASES = frozenset({"DruidPlanOperator", "DruidSpecOperator", "DruidWorkOperator", "DruidWaitTrigger"})
+BASES = frozenset({"DruidPlanOperator", "DruidSegmentWriteOperator", "DruidSpecOperator", "DruidWorkOperator",
+                   "DruidWaitTrigger"})
 
 
 #: the provider's ``[druid_ingest]`` section (provider metadata's ``config``): every option the code reads, so

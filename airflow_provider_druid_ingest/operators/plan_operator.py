@@ -11,9 +11,9 @@ running or succeeded Druid task instead of submitting a duplicate). A subclass s
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowFailException
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DruidPlanOperator"]
+
+P = TypeVar("P", bound="Plan")
 
 
 class DruidPlanOperator(BaseOperator):
@@ -97,8 +99,13 @@ class DruidPlanOperator(BaseOperator):
     def plan(self, context: Context, *, log_warnings: bool = True) -> Plan:
         """The run's plan: no client, no HTTP. An invalid one fails without retries; warnings go to the task log
         (``log_warnings=False``: a resumed task re-plans only to know its lineage)."""
+        return self.checked_plan(context, self.build_plan, log_warnings=log_warnings)
+
+    def checked_plan(self, context: Context, build: Callable[[Context], P], *, log_warnings: bool = True) -> P:
+        """:meth:`plan` over ``build``, typed as ``build`` returns it (a subclass's narrower ``build_plan``, so its
+        execute reads its own kind's fields without asking which class the plan is)."""
         try:
-            plan = self.build_plan(context)
+            plan = build(context)
         except SpecValidationError as exc:
             from airflow_provider_druid_ingest.common.results import raise_for
 

@@ -301,7 +301,7 @@ def test_retention_dag_drops_then_kills_the_aged_day_only(druid_conn, trigger_ru
     druid_conn.preload_segments("events_web", kept, "2026-08-10T00:00:00.000Z")
     dr = run_dag(example_dag("example_druid_retention"))
     assert dr.state == "success", ti_states(dr)
-    assert trigger_runs == ["DruidUnservedTrigger", "DruidIngestionTrigger"]  # both waited in the triggerer
+    assert trigger_runs == ["DruidSegmentStateTrigger", "DruidIngestionTrigger"]  # both waited in the triggerer
     left = druid_conn.segment_ids("events_web")
     assert len(left) == 1 and "2026-08-04T00:00:00.000Z" in left.pop()  # the aged day is gone for good
     kills = [r for r in druid_conn.requests if r.method == "POST" and r.path == TASK]

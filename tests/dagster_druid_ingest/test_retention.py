@@ -30,3 +30,31 @@ def test_the_aged_day_is_dropped_then_killed_and_the_next_one_stays(fake_druid: 
 def test_keep_days_below_one_fails_at_definition() -> None:
     with pytest.raises(dg.DagsterInvalidDefinitionError, match="keep_days: must be at least 1"):
         druid_retention_op("retention", datasource="dg_ret", keep_days=0)
+
+
+def test_the_generic_segment_write_op_drops_the_partition_and_a_bad_plan_sends_nothing(fake_druid: FakeDruid,
+                                                                                     druid) -> None:
+    from functools import partial
+
+    from dagster_druid_ingest import druid_segment_write_op
+    from druid_ingest.planning import build_drop_plan
+
+    fake_druid.preload_segments("dg_sw", "2026-11-01/2026-11-02", "2026-11-10T00:00:00.000Z")
+
+    @dg.job(partitions_def=daily_partitions("2026-11-01"))
+    def drop_job() -> None:
+        druid_segment_write_op("drop_day", build=partial(build_drop_plan, "dg_sw"))()
+
+    result = drop_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid})
+    assert result.success and result.output_for_node("drop_day") == "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
+    [output] = [e.event_specific_data.metadata for e in result.all_events if e.event_type_value == "STEP_OUTPUT"]
+    assert (output["kind"].value, output["marked"].value, output["wants_served"].value) == ("drop", 1, False)
+    assert fake_druid.served_segment_ids("dg_sw") == set()
+
+    @dg.job(partitions_def=daily_partitions("2026-11-01"))
+    def bad_job() -> None:
+        druid_segment_write_op("drop_bad", build=partial(build_drop_plan, " "))()
+
+    fake_druid.clear_requests()
+    bad = bad_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid}, raise_on_error=False)
+    assert not bad.success and not fake_druid.requests_matching("POST", "/markUnused")

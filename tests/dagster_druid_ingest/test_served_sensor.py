@@ -77,7 +77,7 @@ def test_a_drop_requests_runs_only_when_asked_to(fake: FakeDruid) -> None:
                                      on=("served", "appended", "dropped"))
     start = tick(served_only, fake, None).cursor
     with fast_resource(fake.url).get_client() as client:
-        client.drop(build_drop_plan(DS, "2026-11-01/2026-11-02"), timeout=20)
+        client.segment_write(build_drop_plan(DS, "2026-11-01/2026-11-02"), timeout=20)
     assert tick(served_only, fake, start).run_requests == []
     dropped = tick(with_drops, fake, start)
     assert [r.partition_key for r in dropped.run_requests or []] == ["2026-11-01"]

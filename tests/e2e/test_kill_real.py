@@ -45,10 +45,11 @@ def test_a_kill_after_a_drop_deletes_the_files_and_never_touches_a_used_day(
     assert deep_storage(DROPPED) and deep_storage(KEPT)
     interval = f"{DROPPED}T00:00:00.000Z/{KEPT}T00:00:00.000Z"
     lines: list[str] = []
-    dropped = real.drop(build_drop_plan(DS, interval), timeout=300, schedule=POLL, on_progress=lines.append)
+    dropped = real.segment_write(build_drop_plan(DS, interval), timeout=300, schedule=POLL, on_progress=lines.append)
     assert dropped.marked >= 1 and lines, (dropped, lines)  # it waited while the Coordinator unloaded the day
     assert day_counts(real, DS, DROPPED).get("rows") in (None, 0)  # green: the Broker no longer serves the day
-    assert real.drop(build_drop_plan(DS, interval), timeout=60, schedule=POLL).marked == 0  # a retry: no change
+    again = real.segment_write(build_drop_plan(DS, interval), timeout=60, schedule=POLL)
+    assert again.marked == 0  # a retry: no change
 
     plan = build_kill_plan(DS, interval, idempotency_key=run)
     first = real.ensure_submitted(plan)
@@ -123,7 +124,7 @@ def test_a_drop_that_would_uncover_an_older_version_is_refused_and_marks_nothing
     assert newer.state == "loaded" and newer.version, newer
     before = used_ids(druid_url, ds)
     with pytest.raises(DruidUsageError, match="would leave 1 segment") as refused:
-        real.drop(build_drop_plan(ds, f"{first}/{second}"), timeout=60, schedule=POLL)
+        real.segment_write(build_drop_plan(ds, f"{first}/{second}"), timeout=60, schedule=POLL)
     assert "2026-11-02T00:00:00.000Z_2026-11-04T00:00:00.000Z" in str(refused.value), refused.value
     assert used_ids(druid_url, ds) == before and len(before) > 1  # nothing was marked unused
     assert day_counts(real, ds, first) == expected[first]

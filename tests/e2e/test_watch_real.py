@@ -63,7 +63,7 @@ def test_an_ingestion_a_compaction_and_a_drop_are_one_change_each(real: DruidCli
     assert len(month) == 1 and month[0].kind == "served", seen
     assert month[0].interval == MONTH and version in month[0].replaced, month  # it names what it replaced
 
-    dropped = real.drop(build_drop_plan(ds, WINDOW), timeout=300)
+    dropped = real.segment_write(build_drop_plan(ds, WINDOW), timeout=300)
     assert dropped.marked >= 1, dropped
     _last, seen = look_until(real, ds, batch.cursor, lambda b: any(c.kind == "dropped" for c in b.changes))
     assert [(c.kind, c.interval) for c in seen] == [("dropped", MONTH)], seen

@@ -10,7 +10,8 @@ Depends on the core and Dagster, never on Airflow: the core and the Airflow prov
   partitions, with :class:`DagsterDruidTranslator`; :func:`druid_handoff_check` is their gate.
 - :class:`DruidIngestComponent` / :class:`DruidMsqIngestComponent`: the same as ``defs.yaml`` Components (``dg``).
 - :func:`druid_compaction_assets`: a compaction per partition (``<datasource>/compacted``), gated the same way.
-- :func:`druid_retention_op`: drop, then kill, each partition's window ``keep_days`` back (retention).
+- :func:`druid_retention_op`: drop, then kill, each partition's window ``keep_days`` back (retention);
+  :func:`druid_segment_write_op`: any segment write (a drop) of each partition's window.
 - :func:`druid_served_sensor`: runs downstream work when Druid newly serves a partition, whoever wrote it.
 - :func:`pool_limit`: the concurrency pool's limit from Druid's task slots.
 """
@@ -27,7 +28,7 @@ from dagster_druid_ingest.ops import DruidIngestOps, druid_daily_job, druid_inge
 from dagster_druid_ingest.partitions import PartitionWindow, daily_partitions, druid_interval, time_partitions
 from dagster_druid_ingest.pools import cluster_pool_limit, concurrency_set_command, pool_limit
 from dagster_druid_ingest.resource import DruidResource
-from dagster_druid_ingest.retention import druid_retention_op
+from dagster_druid_ingest.retention import druid_retention_op, druid_segment_write_op
 from dagster_druid_ingest.run_config import IDEMPOTENCY_TAG, DruidRunConfig
 from dagster_druid_ingest.served_sensor import druid_served_sensor
 from dagster_druid_ingest.steps import WaitOptions
@@ -62,6 +63,7 @@ __all__ = [
     "druid_interval",
     "druid_msq_assets",
     "druid_retention_op",
+    "druid_segment_write_op",
     "druid_served_sensor",
     "handoff_check",
     "pool_limit",

@@ -149,14 +149,14 @@ def test_a_drop_fires_only_a_watcher_asked_for_drops(druid_conn, channel) -> Non
     ingest("2026-11-01")
     asyncio.run(Triggerer(watcher()).until(1))
     with DruidHook().get_client() as client:
-        client.drop(build_drop_plan(DS, "2026-11-01/2026-11-02"), timeout=20)
+        client.segment_write(build_drop_plan(DS, "2026-11-01/2026-11-02"), timeout=20)
     assert asyncio.run(Triggerer(watcher()).quiet_for(2.5)) == []  # the default: served and appended only
     cursor = channel.cursor()
     assert cursor is not None and cursor["chunks"] == []  # the drop was seen, and passed without an event
     ingest("2026-11-03")
     asyncio.run(Triggerer(watcher()).until(1))  # 2026-11-03 served (a drop of it unseen would be no change)
     with DruidHook().get_client() as client:
-        client.drop(build_drop_plan(DS, "2026-11-03/2026-11-04"), timeout=20)
+        client.segment_write(build_drop_plan(DS, "2026-11-03/2026-11-04"), timeout=20)
     events = asyncio.run(Triggerer(watcher(on=["dropped"])).until(1))
     assert [(c["kind"], c["interval"][:10]) for c in events[0]["changes"]] == [("dropped", "2026-11-03")]
 

@@ -17,8 +17,8 @@ import pytest
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
+from airflow_provider_druid_ingest.triggers.segment_state import DruidSegmentStateTrigger
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
-from airflow_provider_druid_ingest.triggers.unserved import DruidUnservedTrigger
 
 from ..helpers import import_string
 
@@ -51,8 +51,9 @@ CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
                             "intervals": ["2024-01-01/2024-01-02", "2024-01-05/2024-01-06"], "append": True,
                             "handoff_timeout": 12.5, "submitted_at": 1_899_999_000.25, **COMMON},
     DruidHandoffTrigger: {"target": TARGET, **COMMON},
-    DruidUnservedTrigger: {"datasource": "wiki_rt", "interval": "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",
-                           "name": "drop_wiki_rt_20240101-20240102_x", "marked": 24, **COMMON},
+    DruidSegmentStateTrigger: {"datasource": "wiki_rt", "interval": "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",
+                               "name": "drop_wiki_rt_20240101-20240102_x", "marked": 24, "wants_served": True,
+                               **COMMON},
 }
 
 

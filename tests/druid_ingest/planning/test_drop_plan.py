@@ -45,11 +45,11 @@ def test_a_drop_unserves_the_day_leaves_the_next_and_a_retry_changes_nothing(fak
     ingest_days(client, "2026-11-01", "2026-11-02")
     plan = build_drop_plan(DS, DAY)
     lines: list[str] = []
-    first = client.drop(plan, timeout=20, on_progress=lines.append)
+    first = client.segment_write(plan, timeout=20, on_progress=lines.append)
     assert (first.marked, first.interval) == (1, DAY) and "nothing in the interval is served" in first.detail
     served = fake.served_segment_ids(DS)
     assert not [i for i in served if "2026-11-01T" in i] and [i for i in served if "2026-11-02T" in i]  # next day kept
-    again = client.drop(plan, timeout=20)  # a retried or cleared task
+    again = client.segment_write(plan, timeout=20)  # a retried or cleared task
     assert again.marked == 0 and again.interval == DAY
 
 
@@ -59,8 +59,8 @@ def test_an_interval_that_cuts_a_served_segment_is_refused_and_nothing_is_marked
     fake.preload_segments(DS, month, "2026-11-20T00:00:00.000Z", 1)
     client = make_client(fake.url)
     with pytest.raises(DruidUsageError, match="would leave 1 segment\\(s\\) served") as refused:
-        client.drop(build_drop_plan(DS, DAY), timeout=5)
-    assert f"Drop {month}" in str(refused.value) and "nothing was marked unused" in str(refused.value)
+        client.segment_write(build_drop_plan(DS, DAY), timeout=5)
+    assert f"Mark {month} unused" in str(refused.value) and "nothing was marked unused" in str(refused.value)
     assert len(fake.served_segment_ids(DS)) == 1
 
 
@@ -90,8 +90,8 @@ def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day
     fake.add_fault(Fault(method="GET", path=r"/druid/v2/datasources/events_web/candidates", kind="status",
                          status=200, body=json.dumps(candidate), content_type="application/json", times=1))
     lines: list[str] = []
-    result = client.drop(build_drop_plan(DS, DAY), timeout=20, schedule=PollSchedule(0.01, 0.05),
-                         on_progress=lines.append)
+    result = client.segment_write(build_drop_plan(DS, DAY), timeout=20, schedule=PollSchedule(0.01, 0.05),
+                                  on_progress=lines.append)
     assert result.marked == 1
     assert [line.split(": ", 1)[1] for line in lines] == [
         f"Druid 33.0.0 at {fake.url}: marking unused through the Overlord's API (Druid 32 and later)",
@@ -113,7 +113,7 @@ def test_a_drop_that_stays_served_times_out_naming_what_is_served(fake: FakeDrui
     fake.add_fault(Fault(method="GET", path=r"/coordinator/v1/datasources/events_web/intervals/", kind="status",
                          status=200, body=json.dumps([segment]), content_type="application/json", times=None))
     with pytest.raises(DruidWaitTimeoutError, match=f"1 segment\\(s\\) still served in {DAY} at the deadline"):
-        client.drop(build_drop_plan(DS, DAY), timeout=0.3, schedule=PollSchedule(0.01, 0.05))
+        client.segment_write(build_drop_plan(DS, DAY), timeout=0.3, schedule=PollSchedule(0.01, 0.05))
 
 
 def test_an_older_segment_the_drop_would_uncover_is_refused_too(fake: FakeDruid, make_client) -> None:
@@ -123,10 +123,10 @@ def test_an_older_segment_the_drop_would_uncover_is_refused_too(fake: FakeDruid,
     fake.preload_segments(DS, DAY, "2026-11-20T00:00:00.000Z")
     client = make_client(fake.url)
     with pytest.raises(DruidUsageError, match="would leave 1 segment") as refused:
-        client.drop(build_drop_plan(DS, DAY), timeout=5)
+        client.segment_write(build_drop_plan(DS, DAY), timeout=5)
     text = str(refused.value)
     assert "ds_" not in text and "2026-10-31T00:00:00.000Z_2026-11-02T00:00:00.000Z" in text
-    assert "Drop 2026-10-31T00:00:00.000Z/2026-11-02T00:00:00.000Z (the smallest interval holding them)" in text
+    assert "Mark 2026-10-31T00:00:00.000Z/2026-11-02T00:00:00.000Z unused (the smallest interval holding them)" in text
     assert len(fake.served_segment_ids(DS)) == 2  # nothing was marked
 
 
@@ -134,6 +134,6 @@ def test_the_refusal_lists_five_segments_then_elides(fake: FakeDruid, make_clien
     fake.preload_segments(DS, "2026-11-01/2026-12-01", "2026-11-20T00:00:00.000Z", partitions=7)
     client = make_client(fake.url)
     with pytest.raises(DruidUsageError) as refused:
-        client.drop(build_drop_plan(DS, DAY), timeout=5)
-    listed = str(refused.value).split("these reach outside it: ")[1].split(". Drop ")[0]
+        client.segment_write(build_drop_plan(DS, DAY), timeout=5)
+    listed = str(refused.value).split("these reach outside it: ")[1].split(". Mark ")[0]
     assert listed.endswith(" ...") and listed.count(", ") == 4 and "would leave 7 segment(s)" in str(refused.value)

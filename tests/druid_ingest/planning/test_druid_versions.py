@@ -27,18 +27,18 @@ def test_a_release_is_three_numbers_and_anything_else_is_unknown(version: object
 ])
 def test_the_overlord_from_32_the_coordinator_before_and_the_overlord_when_unknown(
         version: str | None, service: str, path: str) -> None:
-    request = build_drop_plan("ds", "2026-11-01/2026-11-02").mark_unused_request(segment_write_api(version))
+    request = build_drop_plan("ds", "2026-11-01/2026-11-02").write_request(segment_write_api(version))
     assert (request.method, request.service, request.path) == ("POST", service, path)
     assert request.json_body == {"interval": "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"}
 
 
 def test_the_pick_says_which_api_and_why() -> None:
     where = "http://druid:8888"
-    assert segment_write_api("31.0.2").describe("31.0.2", where) == (
+    assert segment_write_api("31.0.2").describe("31.0.2", where, "marking unused") == (
         "Druid 31.0.2 at http://druid:8888: marking unused through the Coordinator's API (the Overlord's arrived "
         "in Druid 32)")
-    assert segment_write_api("34.0.0").describe("34.0.0", where) == (
+    assert segment_write_api("34.0.0").describe("34.0.0", where, "marking unused") == (
         "Druid 34.0.0 at http://druid:8888: marking unused through the Overlord's API (Druid 32 and later)")
-    assert segment_write_api("").describe("", where) == (
+    assert segment_write_api("").describe("", where, "marking unused") == (
         "Druid at http://druid:8888 reports version '', not a release number: marking unused through the "
         "Overlord's API (Druid 32 and later)")

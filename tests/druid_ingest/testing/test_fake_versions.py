@@ -72,7 +72,7 @@ def test_our_drop_picks_the_api_by_the_version_status_reports(fake_druid_factory
     fake.preload_segments(DS, DAY, "2026-11-20T00:00:00.000Z")
     fake.load_all_now()
     lines: list[str] = []
-    result = make_client(fake.url).drop(build_drop_plan(DS, DAY), timeout=10, on_progress=lines.append)
+    result = make_client(fake.url).segment_write(build_drop_plan(DS, DAY), timeout=10, on_progress=lines.append)
     assert result.marked == 1
     posts = [r.path for r in fake.requests_matching("POST") if r.path.endswith("/markUnused")]
     assert posts == [path]  # straight to the API the release serves: never through a redirect

@@ -81,8 +81,9 @@ def parse_served_segments(resp: Response, req: Request) -> set[str]:
     return served
 
 
-def parse_mark_unused(resp: Response, req: Request) -> int:
-    """``SegmentUpdateResponse`` ``{"numChangedSegments": n}`` of a markUnused (0 when nothing was used there)."""
+def parse_segment_update(resp: Response, req: Request) -> int:
+    """``SegmentUpdateResponse`` ``{"numChangedSegments": n}`` of a segment write (markUnused, markUsed): how many
+    segments it changed (0 when none was in the other state)."""
     raise_for_status(resp, req)
     data = resp.json() if resp.body.strip() else {}
     return as_int(data.get("numChangedSegments")) or 0 if isinstance(data, dict) else 0

@@ -6,7 +6,7 @@
     druid-ingest timeouts --url URL --datasource DS [--multiple 3] [--limit 100]
     druid-ingest compact --url URL --datasource DS --interval I [--granularity MONTH] [--idempotency-key K]
                          [--allow-empty]
-    druid-ingest drop --url URL --datasource DS --interval I [--timeout S]
+    druid-ingest drop --url URL --datasource DS --interval I [--timeout S]   (so every verb of plans.SEGMENT_WRITES)
     druid-ingest kill --url URL --datasource DS --interval I [--idempotency-key K]
     druid-ingest watch DS --url URL [--interval I] [--every S] [--cursor-file F] [--once] [--from-now]
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
@@ -19,7 +19,8 @@ add commands through the ``druid_ingest.cli`` entry point group: the provider's 
 to read the DAG folder and the deployment's pools) is one.
 
 This module is the command line's shape (the parser) and its entry point; the verbs live by kind in ``plans``
-(validate, compact, kill, drop), ``sizing`` (pool, timeouts) and ``watch``, over ``terminal`` (emit, connect).
+(validate, compact, kill, the segment writes), ``sizing`` (pool, timeouts) and ``watch``, over ``terminal`` (emit,
+connect).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from druid_ingest.cli.plans import cmd_compact, cmd_drop, cmd_kill, cmd_validate, run_plan
+from druid_ingest.cli.plans import SEGMENT_WRITES, cmd_compact, cmd_kill, cmd_segment_write, cmd_validate, run_plan
 from druid_ingest.cli.sizing import cmd_pool, cmd_timeouts
 from druid_ingest.cli.terminal import connect, emit
 from druid_ingest.cli.watch import cmd_watch
@@ -101,12 +102,11 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     c.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT, help="seconds (default 12 h)")
     c.add_argument("--handoff-timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help="seconds (default 1 h)")
     c.set_defaults(func=cmd_compact)
-    d = command("drop", "stop serving one interval of a datasource (mark its segments unused; deep storage keeps "
-                        "them until a kill); exit 0 once nothing in it is served. Safe to re-run")
-    one_datasource(d, "one ISO interval; every segment inside it is dropped")
-    d.add_argument("--timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT,
-                   help="seconds to wait until nothing is served (default 1 h)")
-    d.set_defaults(func=cmd_drop)
+    for verb, write in SEGMENT_WRITES.items():
+        d = command(verb, write.helptext)
+        one_datasource(d, write.interval_help)
+        d.add_argument("--timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help=write.timeout_help)
+        d.set_defaults(func=cmd_segment_write)
     k = command("kill", "delete for good the unused segments of one interval (Druid's kill task; used ones are "
                         "never touched); exit 0 once the task succeeded. A re-run adopts the same kill")
     one_datasource(k, "one ISO interval")

@@ -1,4 +1,5 @@
-"""The verbs that plan work and, but for ``validate``, run it: ``validate``, ``compact``, ``kill``, ``drop``.
+"""The verbs that plan work and, but for ``validate``, run it: ``validate``, ``compact``, ``kill``, and one verb per
+segment write (:data:`SEGMENT_WRITES`: ``drop``).
 
 Together because they share one path: a plan is built first, and a refusal is printed with nothing sent.
 """
@@ -8,12 +9,35 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from druid_ingest.cli.terminal import connect, emit
 from druid_ingest.wire import SpecValidationError
 
-__all__ = ["cmd_compact", "cmd_drop", "cmd_kill", "cmd_validate", "run_plan"]
+__all__ = ["SEGMENT_WRITES", "SegmentWriteVerb", "cmd_compact", "cmd_kill", "cmd_segment_write", "cmd_validate",
+           "run_plan"]
+
+
+@dataclass(frozen=True)
+class SegmentWriteVerb:
+    """A verb over a segment write: its help, and the planning builder ``(datasource, interval)`` it runs."""
+
+    helptext: str
+    interval_help: str
+    timeout_help: str
+    #: the name of a builder in ``druid_ingest.planning`` (looked up when the verb runs: the parser stays cheap)
+    builder: str
+
+
+#: verb -> the segment write it runs (``cmd_segment_write``); the parser adds one command per row
+SEGMENT_WRITES: dict[str, SegmentWriteVerb] = {
+    "drop": SegmentWriteVerb(
+        "stop serving one interval of a datasource (mark its segments unused; deep storage keeps them until a kill); "
+        "exit 0 once nothing in it is served. Safe to re-run",
+        "one ISO interval; every segment inside it is dropped", "seconds to wait until nothing is served (default 1 h)",
+        "build_drop_plan"),
+}
 
 
 def _problem_dict(problem: Any) -> dict[str, Any]:
@@ -70,15 +94,19 @@ def _plan_and_run(args: argparse.Namespace, build: Callable[[], Any]) -> int:
     return run_plan(args, plan)
 
 
-def cmd_drop(args: argparse.Namespace) -> int:
-    from druid_ingest.planning import build_drop_plan
+def cmd_segment_write(args: argparse.Namespace) -> int:
+    """The verb ``args.command`` names in :data:`SEGMENT_WRITES`: plan it (a refusal printed, nothing sent), then
+    write and wait for the state it wants."""
+    import druid_ingest.planning
 
+    build = getattr(druid_ingest.planning, SEGMENT_WRITES[args.command].builder)
     try:
-        plan = build_drop_plan(args.datasource, args.interval)
+        plan = build(args.datasource, args.interval)
     except SpecValidationError as exc:
         return _refused(args, exc)
     with connect(args.url) as client:
-        result = client.drop(plan, timeout=args.timeout, on_progress=lambda line: print(line, file=sys.stderr))
+        result = client.segment_write(plan, timeout=args.timeout,
+                                      on_progress=lambda line: print(line, file=sys.stderr))
     emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
          [plan.describe(), result.detail])
     return 0

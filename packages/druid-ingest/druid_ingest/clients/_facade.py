@@ -1,5 +1,5 @@
 """``ClientFacade``, the whole client surface: ``EndpointCalls`` plus the multi-step half, submit (the plan-driven
-ensure) and ingest, the handoff target, the waits.
+ensure) and ingest, the handoff target, the segment writes, the waits.
 
 Same construction as ``_endpoint_calls.py``: one implementation per method, handed to ``self._run``; the overloads only
 give each client its exact type. Waits come in two forms over the same operation (``druid_ingest.ops``): ``watch_*``
@@ -22,6 +22,7 @@ from druid_ingest.ops import (
     HandoffOutcome,
     IngestionOutcome,
     IngestResult,
+    SegmentWriteResult,
     SubmitOutcome,
     TaskOutcome,
     WaitMemory,
@@ -29,14 +30,14 @@ from druid_ingest.ops import (
     check_after_failed_publish,
     check_on_never,
 )
-from druid_ingest.ops import _drop as drops
 from druid_ingest.ops import _operations as ops
+from druid_ingest.ops import _segment_write as writes
 from druid_ingest.ops import _step_lines as step_lines
 from druid_ingest.ops import _waits as waits
 from druid_ingest.ops import ingest as ingest_op
 from druid_ingest.ops.gate import steps as gate
 from druid_ingest.ops.watch import look as watch
-from druid_ingest.planning import DropPlan, Plan, base_task_id, build_plan
+from druid_ingest.planning import Plan, SegmentWritePlan, base_task_id, build_plan
 from druid_ingest.wire import Operation, PollSchedule, ProgressSink
 
 __all__ = ["ClientFacade", "as_plan"]
@@ -199,47 +200,50 @@ class ClientFacade(EndpointCalls[Mode]):
         return self._run(gate.check_handoff(target))
 
     @overload
-    def drop(
-        self: ClientFacade[SyncMode], plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
+    def segment_write(
+        self: ClientFacade[SyncMode], plan: SegmentWritePlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
         schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
-    ) -> drops.DropResult: ...
+    ) -> SegmentWriteResult: ...
     @overload
-    def drop(
-        self: ClientFacade[AsyncMode], plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
+    def segment_write(
+        self: ClientFacade[AsyncMode], plan: SegmentWritePlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT,
         schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
-    ) -> Awaitable[drops.DropResult]: ...
-    def drop(
-        self, plan: DropPlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
+    ) -> Awaitable[SegmentWriteResult]: ...
+    def segment_write(
+        self, plan: SegmentWritePlan, timeout: float = DEFAULT_HANDOFF_TIMEOUT, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None,
     ) -> Any:
-        """Mark the plan's interval unused, then wait until nothing in it is served (``ops/_drop.py``)."""
-        return self._run(drops.drop(plan, timeout, schedule, self.clock), on_progress)
+        """A segment write (a drop): the plan's one request, then the wait for the state it wants
+        (``ops/_segment_write.py``)."""
+        return self._run(writes.segment_write(plan, timeout, schedule, self.clock), on_progress)
 
     @overload
-    def mark_dropped(self: ClientFacade[SyncMode], plan: DropPlan) -> int: ...
+    def write_segments(self: ClientFacade[SyncMode], plan: SegmentWritePlan) -> int: ...
     @overload
-    def mark_dropped(self: ClientFacade[AsyncMode], plan: DropPlan) -> Awaitable[int]: ...
-    def mark_dropped(self, plan: DropPlan) -> Any:
-        """The drop's first half (what an operator does before it defers): the count marked unused."""
-        return self._run(drops.mark_dropped(plan))
+    def write_segments(self: ClientFacade[AsyncMode], plan: SegmentWritePlan) -> Awaitable[int]: ...
+    def write_segments(self, plan: SegmentWritePlan) -> Any:
+        """The write's first half (what an operator does before it defers): the count of segments changed."""
+        return self._run(writes.write_segments(plan))
 
     @overload
-    def watch_unserved(
-        self: ClientFacade[SyncMode], plan: DropPlan, marked: int, timeout: float,
-        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
-    ) -> drops.DropResult: ...
+    def watch_segment_state(
+        self: ClientFacade[SyncMode], datasource: str, interval: str, name: str, wants_served: bool, marked: int,
+        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> SegmentWriteResult: ...
     @overload
-    def watch_unserved(
-        self: ClientFacade[AsyncMode], plan: DropPlan, marked: int, timeout: float,
+    def watch_segment_state(
+        self: ClientFacade[AsyncMode], datasource: str, interval: str, name: str, wants_served: bool, marked: int,
+        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+    ) -> Awaitable[SegmentWriteResult]: ...
+    def watch_segment_state(
+        self, datasource: str, interval: str, name: str, wants_served: bool, marked: int, timeout: float,
         schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
-    ) -> Awaitable[drops.DropResult]: ...
-    def watch_unserved(
-        self, plan: DropPlan, marked: int, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
     ) -> Any:
-        """The drop's second half: until nothing in the interval is served (a trigger's wait)."""
-        return self._run(drops.watch_unserved(plan, marked, self.clock() + timeout, schedule, self.clock),
-                         on_progress)
+        """The write's second half: until ``interval`` is served (``wants_served``) or unserved (a trigger's wait;
+        ``name`` and ``marked`` only go into its lines and result)."""
+        op = writes.watch_segment_state(datasource, interval, name, wants_served, marked, self.clock() + timeout,
+                                        schedule, self.clock)
+        return self._run(op, on_progress)
 
     @overload
     def served_changes(

@@ -1,6 +1,6 @@
 """Operations and waits: multi-step generators both clients drive (submit or adopt, the task wait, the handoff
-gate, the timeline check, the input probe, a look of the served-changes watch), their outcomes, poll schedules,
-history, capacity, and the batchable queries a driver may answer for many waits at once.
+gate, the timeline check, the input probe, a segment write and its wait, a look of the served-changes watch), their
+outcomes, poll schedules, history, capacity, and the batchable queries a driver may answer for many waits at once.
 
 The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
 files need); the modules behind it are private.
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         TaskOutcome,
     )
     from ._progress import ProgressItem, ProgressLines, describe_progress
+    from ._segment_write import SegmentWriteResult
     from ._shared_reads import (
         ServedQuery,
         StatusQuery,
@@ -53,6 +54,7 @@ _WHERE = {
     "ProgressItem": "_progress",
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
+    "SegmentWriteResult": "_segment_write",
     "IngestResult": "_outcomes",
     "DRUID_NOTHING_TO_COMPACT": "_nothing_to_compact",
     "NothingToCompact": "_outcomes",
@@ -121,6 +123,7 @@ __all__ = [
     "OnNever",
     "ProgressItem",
     "ProgressLines",
+    "SegmentWriteResult",
     "ServedChange",
     "ServedQuery",
     "StatusQuery",

@@ -13,12 +13,13 @@ from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._compaction import CompactionPlan, build_compaction_plan
-    from ._drop import DropPlan, SegmentWriteApi, build_drop_plan, segment_write_api
+    from ._drop import DropPlan, build_drop_plan
     from ._ids import attempt_id, base_task_id
     from ._kill import KillPlan, build_kill_plan
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
+    from ._segment_write import SegmentWrite, SegmentWriteApi, SegmentWritePlan, segment_write_api
     from ._versions import druid_release
     from ._work import Plan, WorkKind
     from .spec.alignment import ScheduleTerms
@@ -33,8 +34,10 @@ _WHERE = {
     "DropPlan": "_drop",
     "KillPlan": "_kill",
     "build_drop_plan": "_drop",
-    "SegmentWriteApi": "_drop",
-    "segment_write_api": "_drop",
+    "SegmentWrite": "_segment_write",
+    "SegmentWriteApi": "_segment_write",
+    "SegmentWritePlan": "_segment_write",
+    "segment_write_api": "_segment_write",
     "druid_release": "_versions",
     "build_kill_plan": "_kill",
     "CompactionPlan": "_compaction",
@@ -89,7 +92,9 @@ __all__ = [
     "Plan",
     "Preflight",
     "ScheduleTerms",
+    "SegmentWrite",
     "SegmentWriteApi",
+    "SegmentWritePlan",
     "SpecFacts",
     "TemplateSource",
     "WorkKind",

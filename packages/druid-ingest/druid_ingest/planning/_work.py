@@ -4,7 +4,8 @@ A plan is an immutable value built (and checked) before any HTTP. ``ensure_submi
 that starts an attempt; the input probe, the failed-attempt evidence and the handoff gate read its datasource,
 intervals and mode; the faces log :meth:`Plan.describe` and size pools from :attr:`Plan.peak_slots`. Native batch
 ingestion (``IngestionPlan``), MSQ (``MsqPlan``), compaction (``CompactionPlan``), kill (``KillPlan``) and drop
-(``DropPlan``, the one that is not a task) are its implementations; a new kind of work is one more.
+(``DropPlan``, the one that is not a task but a segment write: ``_segment_write.py``) are its implementations; a new
+kind of work is one more.
 """
 
 from __future__ import annotations

@@ -27,9 +27,9 @@ __all__ = [
     "get_served_in_interval",
     "get_served_segments",
     "get_servers",
-    "post_mark_unused",
     "post_metadata_segments",
     "post_rules",
+    "post_segment_update",
 ]
 
 V1 = "/druid/coordinator/v1"
@@ -237,15 +237,17 @@ async def post_rules(ctx: Ctx) -> web.Response:
     return empty(200)
 
 
-async def post_mark_unused(ctx: Ctx) -> web.Response:
-    """``DataSourcesResource.markSegmentsAsUnused``: through Druid 33 it marks (answering as the Overlord does from
-    32, when it forwards there: apache/druid #17545); from Druid 34 it only redirects to the Overlord's path
-    (#17935, #17999), modelled as Druid's ``RedirectFilter`` redirects: 307 with the Overlord's URL in Location."""
+async def post_segment_update(ctx: Ctx) -> web.Response:
+    """``DataSourcesResource``'s segment updates (``fake_overlord.SEGMENT_UPDATES``): through Druid 33 it updates
+    (answering as the Overlord does from 32, when it forwards there: apache/druid #17545); from Druid 34 it only
+    redirects to the Overlord's path (#17935, #17999), modelled as Druid's ``RedirectFilter`` redirects: 307 with
+    the Overlord's URL in Location."""
     if versions.coordinator_redirects_segment_writes(ctx.fake.version):
-        target = f"{ctx.fake.url}{fake_overlord.V1}/datasources/{ctx.rec.raw_path.rsplit('/', 2)[-2]}/markUnused"
+        ds, action = ctx.rec.raw_path.rsplit("/", 2)[-2:]
+        target = f"{ctx.fake.url}{fake_overlord.V1}/datasources/{ds}/{action}"
         return web.Response(status=307, headers={"Location": target})
     legacy = not versions.overlord_serves_segment_writes(ctx.fake.version)
-    return fake_overlord.mark_unused(ctx, legacy=legacy)
+    return fake_overlord.segment_update(ctx, legacy=legacy)
 
 
 ROUTES = [
@@ -260,7 +262,7 @@ ROUTES = [
     ("GET", rf"{V1}/metadata/datasources/{_DS}/segments", get_metadata_segments),
     ("POST", rf"{V1}/metadata/datasources/{_DS}/segments", post_metadata_segments),
     ("GET", rf"{V1}/servers", get_servers),
-    ("POST", rf"{V1}/datasources/{_DS}/markUnused", post_mark_unused),
+    ("POST", rf"{V1}/datasources/{_DS}/{fake_overlord.SEGMENT_UPDATE_ACTION}", post_segment_update),
     ("GET", rf"{V1}/rules", get_all_rules),
     ("GET", rf"{V1}/rules/{_DS}", get_rules),
     ("POST", rf"{V1}/rules/{_DS}", post_rules),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -21,6 +22,7 @@ from druid_ingest.testing.fake_http import (
     text_response,
 )
 from druid_ingest.testing.fake_locks import active_locks
+from druid_ingest.testing.fake_state import ClusterState
 from druid_ingest.testing.fake_tasks import (
     FakeTask,
     InvalidInputError,
@@ -46,13 +48,13 @@ __all__ = [
     "get_total_capacity",
     "get_version",
     "get_workers",
-    "mark_unused",
     "post_active_locks",
-    "post_mark_unused",
+    "post_segment_update",
     "post_shutdown",
     "post_shutdown_all",
     "post_task",
     "post_task_status",
+    "segment_update",
 ]
 
 V1 = "/druid/indexer/v1"
@@ -299,18 +301,27 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
     return json_response({"leader": True})  # druid-contract §submit: leader -> 200 {"leader": true}
 
 
-async def post_mark_unused(ctx: Ctx) -> web.Response:
-    """``OverlordDataSourcesResource.markSegmentsAsUnused``: a 404 page before Druid 32, which has no such resource
-    (``fake_versions.overlord_serves_segment_writes``); else :func:`mark_unused`."""
+#: the segment updates the fake models (``OverlordDataSourcesResource``: one ``{"interval"}`` body each): the path's
+#: action -> the state's change, the count of segments it changed; the Coordinator's copies route the same actions
+SEGMENT_UPDATES: dict[str, Callable[[ClusterState, str, tuple[int, int]], int]] = {
+    "markUnused": ClusterState.mark_unused,  # markSegmentsWithinIntervalAsUnused: used segments inside it
+}
+#: the route's pattern for the actions of :data:`SEGMENT_UPDATES`
+SEGMENT_UPDATE_ACTION = rf"(?P<action>{'|'.join(SEGMENT_UPDATES)})"
+
+
+async def post_segment_update(ctx: Ctx) -> web.Response:
+    """``OverlordDataSourcesResource``'s segment updates: a 404 page before Druid 32, which has no such resource
+    (``fake_versions.overlord_serves_segment_writes``); else :func:`segment_update`."""
     if not versions.overlord_serves_segment_writes(ctx.fake.version):
         return jetty_page(404, ctx.rec.path)
-    return mark_unused(ctx, legacy=False)
+    return segment_update(ctx, legacy=False)
 
 
-def mark_unused(ctx: Ctx, legacy: bool) -> web.Response:
-    """A markUnused of ``{"interval"}``: the used segments *inside* it marked unused. Druid 33 answers
-    ``{"numChangedSegments": n, "segmentStateChanged": n > 0}`` (observed, also for an unknown datasource); the
-    Coordinator before Druid 32 (``legacy``) only ``{"numChangedSegments": n}`` (``DataSourcesResource``).
+def segment_update(ctx: Ctx, legacy: bool) -> web.Response:
+    """A segment update (``ctx.params["action"]``, see :data:`SEGMENT_UPDATES`) of ``{"interval"}``. Druid 33
+    answers ``{"numChangedSegments": n, "segmentStateChanged": n > 0}`` (observed, also for an unknown datasource);
+    the Coordinator before Druid 32 (``legacy``) only ``{"numChangedSegments": n}`` (``DataSourcesResource``).
     DATASOURCE WRITE."""
     require_write(ctx)
     ok, payload = _body_json(ctx)
@@ -321,7 +332,7 @@ def mark_unused(ctx: Ctx, legacy: bool) -> web.Response:
                              "Optionally, include 'versions' only when 'interval' is provided.", 400,
                              content_type="application/json")
     try:
-        changed = ctx.state.mark_unused(ctx.params["ds"], parse_interval(interval))
+        changed = SEGMENT_UPDATES[ctx.params["action"]](ctx.state, ctx.params["ds"], parse_interval(interval))
     except ValueError as exc:
         return legacy_error(400, str(exc))
     if legacy:
@@ -356,7 +367,7 @@ ROUTES = [
     ("POST", rf"{V1}/taskStatus", post_task_status),
     ("POST", rf"{V1}/activeLocks", post_active_locks),
     ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/shutdownAllTasks", post_shutdown_all),
-    ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/markUnused", post_mark_unused),
+    ("POST", rf"{V1}/datasources/(?P<ds>[^/]+)/{SEGMENT_UPDATE_ACTION}", post_segment_update),
     ("GET", rf"{V1}/tasks", get_tasks),
     ("GET", rf"{V1}/runningTasks", _fixed_list("running")),
     ("GET", rf"{V1}/pendingTasks", _fixed_list("pending")),

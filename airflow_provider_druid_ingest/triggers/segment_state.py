@@ -1,0 +1,50 @@
+"""``DruidSegmentStateTrigger``: wait in the triggerer until an interval is in the state a segment write wants.
+
+A segment-write operator (a drop) sends its one request in its worker, then defers here: the core's
+``watch_segment_state`` polls the Coordinator's inventory and the Broker's candidates until nothing in the interval
+is served (``wants_served`` False) or every segment visible there is served and routed (True). The event:
+``{"status": "success"|"timeout"|"error", "message", "marked"}``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+
+__all__ = ["DruidSegmentStateTrigger"]
+
+
+class DruidSegmentStateTrigger(DruidWaitTrigger):
+    """Watch ``interval`` of ``datasource`` until in the wanted state or ``end_time``.
+
+    :param name: the write's name (the plan's ``base_task_id``), for the logs
+    :param marked: how many segments the operator's request changed
+    :param wants_served: True: until served and routed; False: until nothing is served
+    """
+
+    def __init__(self, datasource: str, interval: str, name: str, marked: int, wants_served: bool,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.datasource, self.interval, self.name, self.marked = datasource, interval, name, int(marked)
+        self.wants_served = bool(wants_served)
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return self._classpath(), {"datasource": self.datasource, "interval": self.interval, "name": self.name,
+                                   "marked": self.marked, "wants_served": self.wants_served,
+                                   **self._common_kwargs()}
+
+    async def _watch(self) -> dict[str, Any]:
+        from druid_ingest.wire import DruidWaitTimeoutError
+
+        try:
+            async with self._client() as client:
+                result = await client.watch_segment_state(
+                    self.datasource, self.interval, self.name, self.wants_served, self.marked,
+                    self.end_time - time.time(), self.schedule, lambda line: self.log.info("%s", line))
+        except DruidWaitTimeoutError as exc:
+            return {"status": "timeout", "message": str(exc), "marked": self.marked}
+        except Exception as exc:  # one "error" event, never a raise
+            return {"status": "error", "message": f"{type(exc).__name__}: {exc}", "marked": self.marked}
+        return {"status": "success", "message": result.detail, "marked": result.marked}
