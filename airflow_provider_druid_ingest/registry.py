@@ -25,6 +25,7 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidCompactOperator": f"{_P}.operators.compact",
         "DruidKillOperator": f"{_P}.operators.kill",
         "DruidDropOperator": f"{_P}.operators.drop",
+        "DruidRestoreOperator": f"{_P}.operators.restore",
     },
     "sensors": {
         "DruidTaskSensor": f"{_P}.sensors.task",

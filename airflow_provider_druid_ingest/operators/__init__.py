@@ -1,7 +1,7 @@
 """Airflow operators: :class:`DruidSubmitOperator` (submit only), :class:`DruidIngestOperator` (one-shot)
 and :class:`DruidMsqIngestOperator` (an MSQ INSERT/REPLACE statement), :class:`DruidCompactOperator` (a
-compaction), :class:`DruidDropOperator` (stop serving an interval) and :class:`DruidKillOperator` (the unused
-segments of an interval).
+compaction), :class:`DruidDropOperator` (stop serving an interval), :class:`DruidRestoreOperator` (serve a dropped
+one again) and :class:`DruidKillOperator` (the unused segments of an interval).
 
 Names resolve lazily (from :data:`airflow_provider_druid_ingest.registry.REGISTRY`), so importing one module
 does not import the others.
@@ -19,10 +19,11 @@ if TYPE_CHECKING:
     from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
     from airflow_provider_druid_ingest.operators.kill import DruidKillOperator
     from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
+    from airflow_provider_druid_ingest.operators.restore import DruidRestoreOperator
     from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 
 __getattr__ = lazy_getattr("operators")
 
 # a literal for type checkers; tests/airflow/test_registration.py holds it to the table
 __all__ = ["DruidCompactOperator", "DruidDropOperator", "DruidIngestOperator", "DruidKillOperator",
-           "DruidMsqIngestOperator", "DruidSubmitOperator"]
+           "DruidMsqIngestOperator", "DruidRestoreOperator", "DruidSubmitOperator"]

@@ -58,3 +58,24 @@ def test_the_generic_segment_write_op_drops_the_partition_and_a_bad_plan_sends_n
     fake_druid.clear_requests()
     bad = bad_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid}, raise_on_error=False)
     assert not bad.success and not fake_druid.requests_matching("POST", "/markUnused")
+
+
+def test_a_restore_is_the_generic_op_over_its_plan(fake_druid: FakeDruid, druid) -> None:
+    """The restore's Dagster face is ``druid_segment_write_op`` with its builder: nothing of its own."""
+    from functools import partial
+
+    from dagster_druid_ingest import druid_segment_write_op
+    from druid_ingest.planning import build_restore_plan
+
+    [segment] = fake_druid.preload_segments("dg_rs", "2026-11-01/2026-11-02", "2026-11-10T00:00:00.000Z")
+    fake_druid.mark_unused("dg_rs", "2026-11-01/2026-11-02")
+
+    @dg.job(partitions_def=daily_partitions("2026-11-01"))
+    def restore_job() -> None:
+        druid_segment_write_op("restore_day", build=partial(build_restore_plan, "dg_rs"))()
+
+    result = restore_job.execute_in_process(partition_key="2026-11-01", resources={"druid": druid})
+    assert result.success
+    [output] = [e.event_specific_data.metadata for e in result.all_events if e.event_type_value == "STEP_OUTPUT"]
+    assert (output["kind"].value, output["marked"].value, output["wants_served"].value) == ("restore", 1, True)
+    assert fake_druid.served_segment_ids("dg_rs") == {segment["identifier"]}

@@ -242,3 +242,27 @@ def test_drop_then_kill_a_day_and_bad_input_never_reaches_druid(capsys) -> None:
         assert len(fake.requests) == posts  # refused before any HTTP
     out = capsys.readouterr().out
     assert "error: interval:" in out and "drop request" in out and "kill request" in out
+
+
+def test_restore_serves_a_dropped_day_again_and_bad_input_never_reaches_druid(capsys) -> None:
+    from druid_ingest.clients import DruidClient
+    from druid_ingest.wire import ClusterConfig
+
+    from tests.druid_ingest.sample_specs import day_spec
+
+    with FakeDruid(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0) as fake:
+        with DruidClient(ClusterConfig(url=fake.url)) as client:
+            client.ingest(day_spec(), task_timeout=20, handoff_timeout=20)
+        served = fake.served_segment_ids("events_web")
+        where = ["--url", fake.url, "--datasource", "events_web", "--interval", "2026-11-01/2026-11-02"]
+        assert main(["drop", *where, "--timeout", "20"]) == 0
+        capsys.readouterr()
+        assert main(["restore", *where, "--timeout", "20", "--json"]) == 0
+        restored = json.loads(capsys.readouterr().out)
+        assert restored["ok"] is True and restored["marked"] == 1 and restored["name"].startswith("restore_")
+        assert fake.served_segment_ids("events_web") == served
+        posts = len(fake.requests)
+        assert main(["restore", "--url", fake.url, "--datasource", "", "--interval", "last week"]) == 1
+        assert len(fake.requests) == posts  # refused before any HTTP
+    out = capsys.readouterr().out
+    assert "error: datasource:" in out and "error: interval:" in out and "restore request" in out

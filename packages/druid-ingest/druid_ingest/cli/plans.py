@@ -1,5 +1,5 @@
 """The verbs that plan work and, but for ``validate``, run it: ``validate``, ``compact``, ``kill``, and one verb per
-segment write (:data:`SEGMENT_WRITES`: ``drop``).
+segment write (:data:`SEGMENT_WRITES`: ``drop``, ``restore``).
 
 Together because they share one path: a plan is built first, and a refusal is printed with nothing sent.
 """
@@ -37,6 +37,11 @@ SEGMENT_WRITES: dict[str, SegmentWriteVerb] = {
         "exit 0 once nothing in it is served. Safe to re-run",
         "one ISO interval; every segment inside it is dropped", "seconds to wait until nothing is served (default 1 h)",
         "build_drop_plan"),
+    "restore": SegmentWriteVerb(
+        "serve again one dropped interval of a datasource (mark its unused segments used; not once a kill deleted "
+        "them); exit 0 once every segment visible in it is served and routed. Safe to re-run",
+        "one ISO interval; the unused segments inside it come back", "seconds to wait until all is served "
+        "(default 1 h)", "build_restore_plan"),
 }
 
 

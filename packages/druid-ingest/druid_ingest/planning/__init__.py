@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ._lineage import DatasetRef, druid_dataset, druid_namespace, spec_input_datasets
     from ._msq import SQL_TASK_PATH, MsqPlan, build_msq_plan
     from ._plan import IngestionPlan, build_plan
+    from ._restore import RestorePlan, build_restore_plan
     from ._segment_write import SegmentWrite, SegmentWriteApi, SegmentWritePlan, segment_write_api
     from ._versions import druid_release
     from ._work import Plan, WorkKind
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 _WHERE = {
     "DropPlan": "_drop",
     "KillPlan": "_kill",
+    "RestorePlan": "_restore",
+    "build_restore_plan": "_restore",
     "build_drop_plan": "_drop",
     "SegmentWrite": "_segment_write",
     "SegmentWriteApi": "_segment_write",
@@ -91,6 +94,7 @@ __all__ = [
     "Period",
     "Plan",
     "Preflight",
+    "RestorePlan",
     "ScheduleTerms",
     "SegmentWrite",
     "SegmentWriteApi",
@@ -105,6 +109,7 @@ __all__ = [
     "build_kill_plan",
     "build_msq_plan",
     "build_plan",
+    "build_restore_plan",
     "check_preflight",
     "druid_dataset",
     "druid_namespace",

@@ -3,9 +3,9 @@
 A plan is an immutable value built (and checked) before any HTTP. ``ensure_submitted`` asks it for the request
 that starts an attempt; the input probe, the failed-attempt evidence and the handoff gate read its datasource,
 intervals and mode; the faces log :meth:`Plan.describe` and size pools from :attr:`Plan.peak_slots`. Native batch
-ingestion (``IngestionPlan``), MSQ (``MsqPlan``), compaction (``CompactionPlan``), kill (``KillPlan``) and drop
-(``DropPlan``, the one that is not a task but a segment write: ``_segment_write.py``) are its implementations; a new
-kind of work is one more.
+ingestion (``IngestionPlan``), MSQ (``MsqPlan``), compaction (``CompactionPlan``), kill (``KillPlan``), drop
+(``DropPlan``) and restore (``RestorePlan``; these two are no task but a segment write, ``_segment_write.py``) are
+its implementations; a new kind of work is one more.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["NATIVE_TASK_PATH", "Plan", "WorkKind"]
 #: the Overlord's task submission path (druid-contract §submit): a native task spec with its pinned ``id``
 NATIVE_TASK_PATH = "/druid/indexer/v1/task"
 #: which kind of Druid work a plan is: how faces name it (asset metadata, lineage)
-WorkKind = Literal["native", "msq", "compaction", "kill", "drop"]
+WorkKind = Literal["native", "msq", "compaction", "kill", "drop", "restore"]
 
 
 class Plan(Protocol):

@@ -305,6 +305,8 @@ async def get_is_leader(ctx: Ctx) -> web.Response:
 #: action -> the state's change, the count of segments it changed; the Coordinator's copies route the same actions
 SEGMENT_UPDATES: dict[str, Callable[[ClusterState, str, tuple[int, int]], int]] = {
     "markUnused": ClusterState.mark_unused,  # markSegmentsWithinIntervalAsUnused: used segments inside it
+    # markNonOvershadowedSegmentsAsUsed (server/.../metadata/SqlSegmentsMetadataQuery.java): unused ones inside it
+    "markUsed": ClusterState.mark_used,
 }
 #: the route's pattern for the actions of :data:`SEGMENT_UPDATES`
 SEGMENT_UPDATE_ACTION = rf"(?P<action>{'|'.join(SEGMENT_UPDATES)})"

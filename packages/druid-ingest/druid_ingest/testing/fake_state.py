@@ -19,7 +19,7 @@ from druid_ingest.testing.fake_index import TaskIndex
 from druid_ingest.testing.fake_locks import can_lock, lock_intervals
 from druid_ingest.testing.fake_publish import new_segment, published_segments
 from druid_ingest.testing.fake_segment_view import SegmentView
-from druid_ingest.testing.fake_segments import FakeSegment
+from druid_ingest.testing.fake_segments import FakeSegment, overshadowed_ids
 from druid_ingest.testing.fake_tasks import DISAPPEARED, FakeTask, ParsedTask, TaskPlan
 from druid_ingest.testing.fake_time import format_instant, now_iso, overlaps
 
@@ -310,6 +310,22 @@ class ClusterState(SegmentView):
                    and interval[0] <= s.interval[0] and s.interval[1] <= interval[1]]
             for seg in hit:
                 seg.used, seg.unused_at = False, t
+            self.touch()
+            return len(hit)
+
+    def mark_used(self, ds: str, interval: tuple[int, int]) -> int:
+        """``markUsed`` of an interval (``SqlSegmentsMetadataQuery.markNonOvershadowedSegmentsAsUsedInternal``):
+        the unused segments *inside* it that neither the used segments overlapping it nor the other unused ones
+        overshadow become used now; the Coordinator loads them again after ``handoff_delay``."""
+        with self.lock:
+            t = self.now()
+            mine = [s for s in self.segments if s.datasource == ds]
+            used = [s for s in mine if s.used and overlaps(s.interval, interval)]
+            unused = [s for s in mine if not s.used and interval[0] <= s.interval[0] and s.interval[1] <= interval[1]]
+            shadowed = overshadowed_ids(unused, by=used + unused)
+            hit = [s for s in unused if s.identifier not in shadowed]
+            for seg in hit:
+                seg.used, seg.unused_at, seg.ready_at = True, None, t + self.handoff_delay
             self.touch()
             return len(hit)
 
