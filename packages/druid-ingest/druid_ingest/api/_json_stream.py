@@ -1,0 +1,54 @@
+"""A JSON array body read one item at a time, so a long listing is never held parsed all at once (the
+triggerer's peak memory is what a herd's listing of every active task would otherwise set)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from druid_ingest.wire import Response
+
+__all__ = ["json_items"]
+
+_DECODER = json.JSONDecoder()
+
+
+def json_items(resp: Response) -> Iterator[Any]:
+    """The items of a JSON array body, decoded one by one; none for any other JSON value. A body that is not
+    JSON raises as :meth:`Response.json` does."""
+    try:
+        text = resp.body.decode("utf-8", errors="surrogatepass") if resp.body[:1] == b"[" else ""
+    except UnicodeDecodeError:
+        text = ""
+    if not text:  # anything else (a BOM, blanks, another encoding, an object, no JSON): as Response.json reads it
+        data = resp.json()
+        yield from data if isinstance(data, list) else ()
+        return
+    try:
+        at = _blank(text, 1)
+        if text.startswith("]", at):
+            at += 1
+        else:
+            while True:
+                item, at = _DECODER.raw_decode(text, at)
+                yield item
+                at = _blank(text, at)
+                if text.startswith("]", at):
+                    at += 1
+                    break
+                if not text.startswith(",", at):
+                    raise ValueError(f"expected ',' or ']' at {at}")
+                at = _blank(text, at + 1)
+        if text[_blank(text, at):]:
+            raise ValueError(f"extra data at {at}")
+    except ValueError:
+        resp.json()  # raises its DruidProtocolError
+        raise
+
+
+def _blank(text: str, at: int) -> int:
+    """The first position from ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
