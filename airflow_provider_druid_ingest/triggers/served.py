@@ -173,11 +173,7 @@ class ServedStream(SharedStreamProducer):
                    "all time" if t.window == watch_window(None) else t.window, t.poll_interval,
                    "from the cursor kept" if cursor else "from now" if t.from_now else "from nothing served")
         async with cluster_client(t.conn_id, t.retry) as client:
-            if cursor is None and t.from_now:
-                cursor = (await self._look(client, None)).cursor
-                await self.store.aset(self.key, cursor.to_dict())  # nothing reported, nothing to confirm first
-                await asyncio.sleep(t.poll_interval)
-            while True:
+            while True:  # the first look (no cursor kept) reports what the core's first_batch says
                 batch = await self._look(client, cursor)
                 if cursor is None or batch.cursor.served != cursor.served:
                     yield batch, batch.cursor.to_dict()
@@ -190,7 +186,7 @@ class ServedStream(SharedStreamProducer):
         t = self.trigger
         while True:
             try:
-                return await client.served_changes(t.datasource, t.window, cursor)
+                return await client.served_changes(t.datasource, t.window, cursor, from_now=t.from_now)
             except DruidFatalError:
                 raise
             except DruidError as exc:

@@ -94,3 +94,15 @@ def test_unpartitioned_one_run_per_batch(fake: FakeDruid) -> None:
     result = tick(sensor, fake, start)
     assert len(result.run_requests or []) == 1 and result.run_requests[0].partition_key is None
     assert result.run_requests[0].tags["druid/datasource"] == DS
+
+
+def test_from_now_the_first_tick_records_what_is_served_and_runs_nothing(fake: FakeDruid) -> None:
+    """The core's first-look rule: without a cursor, ``from_now`` takes what is served as the baseline."""
+    ingest(fake, "2026-11-01")
+    everything = druid_served_sensor("everything", datasource=DS, target=downstream, partitions_def=DAYS)
+    from_now = druid_served_sensor("from_now", datasource=DS, target=downstream, partitions_def=DAYS, from_now=True)
+    assert [r.partition_key for r in tick(everything, fake, None).run_requests or []] == ["2026-11-01"]
+    first = tick(from_now, fake, None)
+    assert first.run_requests == [] and first.cursor
+    ingest(fake, "2026-11-02")
+    assert [r.partition_key for r in tick(from_now, fake, first.cursor).run_requests or []] == ["2026-11-02"]

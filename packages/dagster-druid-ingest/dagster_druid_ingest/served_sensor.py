@@ -54,13 +54,14 @@ def druid_served_sensor(
     resource_key: str = "druid",
     on: Sequence[ChangeKind] = REPORTED_KINDS,
     default_status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.STOPPED,
+    from_now: bool = False,
 ) -> dg.SensorDefinition:
     """A sensor that requests a run of ``target`` for each partition whose data Druid newly serves (or drops).
 
     ``window``: the interval watched (default all time); ``partitions_def``: the target's time partitions (a run
     per changed partition; None: one run per batch of changes); ``on``: the change kinds that request runs
-    (add ``"dropped"`` to run on retention too). The first tick reports everything already
-    served; start it once with the cursor set to a look's cursor to begin from now.
+    (add ``"dropped"`` to run on retention too). Without a cursor the first tick reports everything already
+    served; ``from_now`` records it instead (the core's ``first_batch``, as the CLI and the Airflow trigger do).
     """
 
     @dg.sensor(name=name, target=target, minimum_interval_seconds=minimum_interval_seconds,
@@ -73,7 +74,7 @@ def druid_served_sensor(
                                                    f"{type(druid).__name__}")
         cursor = WatchCursor.from_json(context.cursor) if context.cursor else None
         with druid.get_client() as client:
-            batch = client.served_changes(datasource, window, cursor)
+            batch = client.served_changes(datasource, window, cursor, from_now=from_now)
         for change in batch.changes:
             context.log.info(f"{change.kind} {change.interval}: version {change.version} by {change.writer}")
         wanted = batch.only(on)

@@ -56,6 +56,20 @@ def test_an_ingestion_is_one_change_and_a_look_after_it_one_request(fake: FakeDr
     assert "/druid/coordinator/v1/datasources/events_web/intervals/" in fake.requests[0].path
 
 
+def test_from_now_makes_what_is_served_the_baseline_only_on_a_first_look(fake: FakeDruid, make_client) -> None:
+    """The core's first-look rule through the client: the same looks and cursor, no changes reported; with a
+    cursor ``from_now`` changes nothing (a watcher passes it on every look)."""
+    client = make_client(fake.url)
+    client.ingest(day_spec("2026-11-01"), task_timeout=20, handoff_timeout=20)
+    fake.clear_requests()
+    baseline = client.served_changes(DS, None, None, from_now=True)
+    assert baseline.changes == () and len(fake.requests) == 2
+    assert baseline.cursor == client.served_changes(DS, None, None).cursor
+    result = client.ingest(day_spec("2026-11-02"), task_timeout=20, handoff_timeout=20)
+    batch = client.served_changes(DS, None, baseline.cursor, from_now=True)
+    assert batch.changes == (ServedChange("served", D2, result.handoff.version, "ingestion", ()),)
+
+
 def test_a_compaction_day_to_month_is_one_batch_naming_it(fake: FakeDruid, make_client) -> None:
     client = make_client(fake.url)
     days = [client.ingest(day_spec(d), task_timeout=20, handoff_timeout=20) for d in ("2026-11-01", "2026-11-02")]

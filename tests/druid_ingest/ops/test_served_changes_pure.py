@@ -11,7 +11,7 @@ from druid_ingest.api._models import Segment
 from druid_ingest.ops.gate.timeline import bounds
 from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
-from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, next_look, watch_window
+from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, first_batch, next_look, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
 from druid_ingest.wire import DruidUsageError
 
@@ -199,6 +199,21 @@ def test_the_next_look_comes_soon_only_while_the_served_ids_move_without_news() 
     reported = ChangeBatch((ServedChange("served", D1, V1, "ingestion"),), cursor, before)
     assert next_look(reported, 60) == 60
     assert next_look(ChangeBatch((), cursor, after), 60) == 60  # nothing moved
+
+
+def test_the_first_look_reports_everything_served_unless_from_now() -> None:
+    """The one rule every watcher's first look follows (CLI, Airflow trigger, Dagster sensor): the past is news,
+    or, ``from_now``, the baseline: no change, the same cursor, and a full cadence to the next look (nothing is
+    settling, though the fingerprint moved from nothing served)."""
+    served = ServedChange("served", D1, V1, "ingestion")
+    cursor = WatchCursor("ds", ALL_TIME, served_digest({"a"}), (chunk(D1, V1, "ingestion"),))
+    batch = ChangeBatch((served,), cursor, start_cursor("ds", ALL_TIME).served)
+    assert first_batch(batch, from_now=False) == batch
+    baseline = first_batch(batch, from_now=True)
+    assert baseline.changes == () and baseline.cursor == cursor
+    assert baseline.key == f"{cursor.served}>{cursor.served}"
+    assert next_look(baseline, 60) == 60
+    assert next_look(first_batch(ChangeBatch((), cursor, batch.since), from_now=True), 60) == 60  # half loaded too
 
 
 def test_a_window_that_is_not_an_interval_is_refused_naming_it() -> None:

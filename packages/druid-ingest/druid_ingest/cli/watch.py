@@ -28,23 +28,22 @@ def cmd_watch(args: argparse.Namespace, sleep: Callable[[float], None] = time.sl
 
     cursor = _read_cursor(args.cursor_file)
     pause = args.every
-    quiet = args.from_now and cursor is None  # the first look records what is served without reporting it
     with connect(args.url) as client:
         while True:
             try:
-                batch = client.served_changes(args.datasource, args.interval, cursor)
+                batch = client.served_changes(args.datasource, args.interval, cursor, from_now=args.from_now)
             except DruidError as exc:
                 if args.once or isinstance(exc, DruidFatalError):  # a wrong cursor, URL or login: say so, stop
                     raise
                 print(f"warning: {exc}; looking again in {args.every:g}s", file=sys.stderr)
                 pause = args.every
             else:
-                if batch.changes and not quiet:
+                if batch.changes:
                     print(json.dumps(batch.to_dict()) if args.json else "\n".join(
                         _change_line(c) for c in batch.changes), flush=True)
                 if args.cursor_file and batch.cursor != cursor:
                     _write_atomically(args.cursor_file, batch.cursor.to_json())
-                cursor, quiet, pause = batch.cursor, False, next_look(batch, args.every)
+                cursor, pause = batch.cursor, next_look(batch, args.every)
             if args.once:
                 return 0
             sleep(pause)

@@ -248,16 +248,20 @@ class ClientFacade(EndpointCalls[Mode]):
     @overload
     def served_changes(
         self: ClientFacade[SyncMode], datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+        from_now: bool = False,
     ) -> ChangeBatch: ...
     @overload
     def served_changes(
         self: ClientFacade[AsyncMode], datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+        from_now: bool = False,
     ) -> Awaitable[ChangeBatch]: ...
-    def served_changes(self, datasource: str, window: str | None = None, cursor: WatchCursor | None = None) -> Any:
+    def served_changes(self, datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+                       from_now: bool = False) -> Any:
         """ChangeBatch of one look: what changed in what ``datasource`` serves in ``window`` (all time when None)
-        since ``cursor`` (None: since nothing), and the cursor for the next look. One request when nothing
-        changed, two when something did (``ops/watch/look.py``)."""
-        return self._run(watch.served_changes(datasource, window, cursor))
+        since ``cursor``, and the cursor for the next look. Without a cursor, everything served, or nothing when
+        ``from_now`` (``ops.first_batch``). One request when nothing changed, two when something did
+        (``ops/watch/look.py``)."""
+        return self._run(watch.served_changes(datasource, window, cursor, from_now))
 
     @overload
     def watch_task(

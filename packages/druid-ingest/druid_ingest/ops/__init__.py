@@ -1,6 +1,7 @@
 """Operations and waits: multi-step generators both clients drive (submit or adopt, the task wait, the handoff
-gate, the timeline check, the input probe, a segment write and its wait, a look of the served-changes watch), their
-outcomes, poll schedules, history, capacity, and the batchable queries a driver may answer for many waits at once.
+gate, the timeline check, the input probe, a segment write and its wait, a look of the served-changes watch and its
+first-look rule), their outcomes, poll schedules, history, capacity, and the batchable queries a driver may answer
+for many waits at once.
 
 The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
 files need); the modules behind it are private.
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from ._waits import TaskProgress
     from .watch.changes import ChangeKind, ServedChange
     from .watch.cursor import WatchCursor
-    from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, next_look, watch_window
+    from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, first_batch, next_look, watch_window
 
 #: where each public name lives
 _WHERE = {
@@ -94,6 +95,7 @@ _WHERE = {
     "WATCH_EVERY": "watch.look",
     "watch_window": "watch.look",
     "next_look": "watch.look",
+    "first_batch": "watch.look",
     "ChangeKind": "watch.changes",
     "ServedChange": "watch.changes",
     "WatchCursor": "watch.cursor",
@@ -140,6 +142,7 @@ __all__ = [
     "check_on_never",
     "describe_progress",
     "direct",
+    "first_batch",
     "holds_lock",
     "ingest",
     "ingestion_durations",

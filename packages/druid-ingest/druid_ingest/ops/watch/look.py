@@ -22,7 +22,10 @@ from druid_ingest.planning import parse_interval
 from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
 from druid_ingest.wire import DruidUsageError, Operation, call
 
-__all__ = ["ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "next_look", "served_changes", "watch_window"]
+__all__ = [
+    "ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "first_batch", "next_look", "served_changes",
+    "watch_window",
+]
 
 #: the default window: every segment of the datasource (Druid's ``Intervals.ETERNITY``)
 ALL_TIME = f"{ETERNITY_START}/{ETERNITY_END}"
@@ -69,6 +72,15 @@ def next_look(batch: ChangeBatch, every: float) -> float:
     return max(1.0, every / 5) if settling else every
 
 
+def first_batch(batch: ChangeBatch, from_now: bool) -> ChangeBatch:
+    """What a watch's first look (no cursor kept yet) reports: everything already served, as changes from nothing
+    served; or, ``from_now``, nothing, and what is served becomes the baseline the next look diffs against. The one
+    rule for every watcher (the CLI, the Airflow trigger, the Dagster sensor), so none can report the past where
+    another would not. The baseline's ``since`` is its own fingerprint: nothing is settling, the next look waits a
+    full cadence (``next_look``), and its ``key`` names no news."""
+    return replace(batch, changes=(), since=batch.cursor.served) if from_now else batch
+
+
 def watch_window(window: str | None) -> str:
     """``window`` in Druid's spelling (all time when None), so a cursor matches however the window was written."""
     try:
@@ -78,9 +90,10 @@ def watch_window(window: str | None) -> str:
     return f"{format_instant(start)}/{format_instant(end)}"
 
 
-def served_changes(datasource: str, window: str | None = None,
-                   cursor: WatchCursor | None = None) -> Operation[ChangeBatch]:
-    """What changed in what ``datasource`` serves in ``window`` since ``cursor`` (None: since nothing served).
+def served_changes(datasource: str, window: str | None = None, cursor: WatchCursor | None = None,
+                   from_now: bool = False) -> Operation[ChangeBatch]:
+    """What changed in what ``datasource`` serves in ``window`` since ``cursor``; without one, the first look
+    (``first_batch``: everything served, or nothing when ``from_now``; ``from_now`` is ignored with a cursor).
 
     A cursor of another datasource or window is refused (DruidUsageError): its state says nothing of this one.
     """
@@ -96,5 +109,6 @@ def served_changes(datasource: str, window: str | None = None,
         return ChangeBatch((), since, since.served)
     used = yield from call(ep.used_segments(datasource, [window]), ep.parse_used_segments)
     chunks = served_state(used, served, window, since.counted)
-    return ChangeBatch(tuple(diff(list(since.chunks), chunks)),
-                       WatchCursor(datasource, window, fingerprint, tuple(chunks)), since.served)
+    batch = ChangeBatch(tuple(diff(list(since.chunks), chunks)),
+                        WatchCursor(datasource, window, fingerprint, tuple(chunks)), since.served)
+    return first_batch(batch, from_now) if cursor is None else batch
