@@ -42,6 +42,7 @@ TARGET: dict[str, Any] = {
     "version_ceiling": "2024-05-01T00:00:09.000Z",
     "task_message": "No valid rows for range partitioning",
     "rows_processed": 1234,
+    "ended_at": 1714521609.5,  # the handoff looks are placed from it
 }
 CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
     DruidTaskTrigger: {"druid_task_id": "index_parallel_wiki_x", "shutdown_on_kill": False, "log_progress": False,

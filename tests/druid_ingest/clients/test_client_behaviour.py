@@ -233,7 +233,11 @@ def test_replace_case_not_yet_until_new_version_served(fake_druid: FakeDruid, ma
     assert result.state == "loaded" and result.version > "2026-01-01"
 
 
-def test_handoff_zero_replicas_is_never(fake_druid: FakeDruid, make_client) -> None:
+def test_handoff_zero_replicas_is_never(fake_druid: FakeDruid, make_client, monkeypatch) -> None:
+    """"Will it ever load?" is asked past the usual handoff window (12 s without history; 0.3 s here)."""
+    from druid_ingest.ops.gate import looks
+
+    monkeypatch.setattr(looks, "WINDOW_END", 0.3)
     fake_druid.set_rules("events_web", [{"type": "loadForever", "tieredReplicants": {"_default_tier": 0}}])
     client = make_client()
     spec = day_spec()

@@ -4,11 +4,13 @@ simulated times are exact)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
+from druid_ingest.api import HandoffTarget
 from druid_ingest.ops._history import HANDOFF_KEEP, HandoffLatencies, WaitMemory
 from druid_ingest.ops.gate.looks import FIRST_LOOK, HIGH_MARGIN, WINDOW_END, HandoffLooks
 from druid_ingest.testing import FakeDruid, SimClock
@@ -135,3 +137,76 @@ def test_a_handoff_later_than_the_window_is_looked_for_on_the_existing_backoff(f
     assert lag <= 11.25 + 1.0  # within the backoff's gap: a late handoff is outside the 2 s promise
     probes = [r for r in fake.requests if r.path.endswith("/handoffComplete")]
     assert probes, "past the window a missing segment is asked about (will it ever load?)"
+
+
+# ---- the same looks for a handoff wait started alone (the sensors, the triggers, the Dagster steps) --------------
+
+class GateRecorder(Recorder):
+    """Also notes when (simulated) each gate look came: one ids-only served listing per look."""
+
+    def __init__(self, clock: SimClock) -> None:
+        super().__init__(clock)
+        self.looks_at: list[float] = []
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        if method == "GET" and "/intervals/" in url:
+            self.looks_at.append(self.clock.now())
+        return super().request(method, url, *args, **kwargs)
+
+
+def _ended(fake_druid_factory, clock: SimClock, handoff: float) -> tuple[DruidClient, GateRecorder, Any]:
+    """A client on a fake with ``handoff`` seconds from publish to served, and the target of a task it waited for:
+    the task ended, nothing looked at the gate yet."""
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=30, pending_delay=0.0, handoff_delay=handoff,
+                                         coordinator_period=0.5)
+    recorder = GateRecorder(clock)
+    client = DruidClient(ClusterConfig(url=fake.url), RETRY, recorder, clock=clock.now, sleep=clock.sleep)
+    client.wait_memory = WaitMemory.on_clock(fake.url, clock.now)
+    task_id = client.ensure_submitted(day_spec()).task_id
+    client.wait_for_task(task_id, timeout=600, schedule=PollSchedule(0.5, 0.5))
+    target = client.handoff_target(task_id, "", [])
+    recorder.looks_at.clear()
+    return client, recorder, target
+
+
+def test_a_handoff_wait_alone_looks_from_the_tasks_end_on_the_learned_window_and_learns(fake_druid_factory) -> None:
+    """What the Airflow handoff trigger and the Dagster wait op and check run (``client.watch_handoff``): the
+    target carries the task's end (Druid's createdTime + duration), so the looks are the ingestion wait's."""
+    clock = SimClock()
+    client, recorder, target = _ended(fake_druid_factory, clock, handoff=6.0)
+    assert target.ended_at is not None and 0 <= clock.now() - target.ended_at <= 1.0
+    key = (client.wait_memory.cluster, target.datasource)
+    for delay in (6.0, 6.5, 7.0):
+        client.wait_memory.handoffs.record(key, delay)
+    looks = HandoffLooks.plan(client.wait_memory.handoffs.recent(key), SCHEDULE)
+    outcome = client.watch_handoff(target, 600, SCHEDULE)
+    assert outcome.result is not None and outcome.result.state == "loaded"
+    times = [t - target.ended_at for t in recorder.looks_at]
+    assert times[0] == pytest.approx(looks.first, abs=1e-3)  # not at once, as the fixed schedule looked
+    assert [round(b - a, 3) for a, b in itertools.pairwise(times)] == [looks.step] * (len(times) - 1)
+    assert len(client.wait_memory.handoffs.recent(key)) == 4  # its own delay kept for the next wait
+
+
+def test_a_handoff_wait_started_long_after_the_end_looks_at_once_and_learns_nothing_from_it(
+        fake_druid_factory) -> None:
+    clock = SimClock()
+    client, recorder, target = _ended(fake_druid_factory, clock, handoff=3.0)
+    clock.sleep(120)  # a sensor started two minutes after the task: the window is long past, the data served
+    started = clock.now()
+    outcome = client.watch_handoff(target, 600, SCHEDULE)
+    assert outcome.result is not None and outcome.result.state == "loaded"
+    assert recorder.looks_at == [started]
+    assert client.wait_memory.handoffs.recent((client.wait_memory.cluster, target.datasource)) == []
+
+
+def test_a_target_without_its_end_looks_from_now_and_learns_nothing(fake_druid_factory) -> None:
+    """A target serialized before it carried its end (a trigger deferred by an older version): the window is
+    placed from the wait's start, and the delay it sees is no handoff delay to plan from."""
+    clock = SimClock()
+    client, recorder, target = _ended(fake_druid_factory, clock, handoff=6.0)
+    target = HandoffTarget.from_dict({k: v for k, v in target.to_dict().items() if k != "ended_at"})
+    started = clock.now()
+    outcome = client.watch_handoff(target, 600, SCHEDULE)
+    assert outcome.result is not None and outcome.result.state == "loaded"
+    assert recorder.looks_at[0] == pytest.approx(started + FIRST_LOOK)
+    assert client.wait_memory.handoffs.recent((client.wait_memory.cluster, target.datasource)) == []

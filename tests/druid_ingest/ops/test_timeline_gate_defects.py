@@ -11,7 +11,8 @@ import time
 import urllib.request
 
 import pytest
-from druid_ingest.ops import _waits as waits
+from druid_ingest.ops import _handoff_wait as handoff_wait
+from druid_ingest.ops.gate import looks
 from druid_ingest.testing import FakeDruid, TaskPlan
 from druid_ingest.wire._errors import DruidEmptyIngestionError
 
@@ -147,9 +148,11 @@ def test_d5_a_later_one_hour_replace_inside_our_day_does_not_block_the_gate(fake
 def test_d6_a_later_replace_landing_while_we_wait_is_superseded_never_never(fake_druid_factory, make_client,
                                                                            monkeypatch) -> None:
     """Our DAY version is overshadowed before it loads (Druid never loads it); the gate had read the metadata
-    before the later publish. Slow re-reads (production cadence, compressed) must not turn that into never."""
-    monkeypatch.setattr(waits, "REREAD_EVERY", 10**6)
-    monkeypatch.setattr(waits, "NEVER_PROBE_EVERY", 0.0)
+    before the later publish. Slow re-reads (production cadence, compressed) must not turn that into never. The
+    never question is asked past the usual handoff window (12 s without history; 0.3 s here)."""
+    monkeypatch.setattr(handoff_wait, "REREAD_EVERY", 10**6)
+    monkeypatch.setattr(handoff_wait, "NEVER_PROBE_EVERY", 0.0)
+    monkeypatch.setattr(looks, "WINDOW_END", 0.3)
     fake = fake_druid_factory(task_duration=0.2, handoff_delay=1.5, pending_delay=0.0, overshadowed_grace=3600.0)
     client = make_client(fake.url)
     fake.plan_next_task(TaskPlan(duration=0.2))

@@ -30,6 +30,7 @@ from druid_ingest.ops import (
     check_after_failed_publish,
     check_on_never,
 )
+from druid_ingest.ops import _handoff_wait as handoff_wait
 from druid_ingest.ops import _operations as ops
 from druid_ingest.ops import _segment_write as writes
 from druid_ingest.ops import _step_lines as step_lines
@@ -309,44 +310,48 @@ class ClientFacade(EndpointCalls[Mode]):
     @overload
     def watch_handoff(
         self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> HandoffOutcome: ...
     @overload
     def watch_handoff(
         self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Awaitable[HandoffOutcome]: ...
     def watch_handoff(
         self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
-        on_progress: ProgressSink | None = None,
+        on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Any:
-        """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds."""
-        return self._run(waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock), on_progress)
+        """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds. Its looks are the core's
+        handoff looks from the task's end (``ops/_handoff_wait.py``); ``predict``: plan them from the handoff
+        delays this client's memory kept for the datasource (False: the fixed window, nothing learned)."""
+        op = handoff_wait.watch_handoff(target, self.clock() + timeout, schedule, self.clock, self._memory(predict))
+        return self._run(op, on_progress)
 
     @overload
     def wait_for_handoff(
         self: ClientFacade[SyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
-        allow_empty: bool = True,
+        allow_empty: bool = True, predict: bool = True,
     ) -> HandoffResult: ...
     @overload
     def wait_for_handoff(
         self: ClientFacade[AsyncMode], target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
-        allow_empty: bool = True,
+        allow_empty: bool = True, predict: bool = True,
     ) -> Awaitable[HandoffResult]: ...
     def wait_for_handoff(
         self, target: HandoffTarget, timeout: float, schedule: PollSchedule | None = None,
         on_progress: ProgressSink | None = None, on_never: str = "fail",
-        allow_empty: bool = True,
+        allow_empty: bool = True, predict: bool = True,
     ) -> Any:
-        """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``).
+        """HandoffResult once loaded/nothing/superseded (or never, with ``on_never="pass"``), on the looks of
+        :meth:`watch_handoff`.
 
         Raises HandoffNeverError for zero-replica segments by default, DruidWaitTimeoutError after ``timeout``;
         with ``allow_empty=False``, DruidEmptyIngestionError when the task published nothing.
         """
         check_on_never(on_never)
-        op = waits.watch_handoff(target, self.clock() + timeout, schedule, self.clock)
+        op = handoff_wait.watch_handoff(target, self.clock() + timeout, schedule, self.clock, self._memory(predict))
         return self._run(_settled_handoff(op, on_never, allow_empty), on_progress)
 
     @overload

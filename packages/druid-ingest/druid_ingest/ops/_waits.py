@@ -1,4 +1,5 @@
-"""The waits, written once: a Druid task to its end, its segments to queryable, and both in a row.
+"""The waits, written once: a Druid task to its end, and it and its segments to queryable in a row (the
+handoff wait itself is ``_handoff_wait``).
 
 Each wait owns its absolute deadline (on an injectable clock), its poll schedule and its progress: it yields
 :class:`~.exchange.Progress` items (a poll's status and, now and then, its parsed report) for the driver to
@@ -8,21 +9,20 @@ the async client in a trigger; no other poll loop exists.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from druid_ingest.api import HandoffResult, HandoffTarget, ReportSummary, TaskStatus
+from druid_ingest.api import HandoffTarget, ReportSummary, TaskStatus
+from druid_ingest.ops._handoff_wait import watch_handoff
 from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._lock_holders import HOLDERS_AFTER, HOLDERS_EVERY, lock_holders
 from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outage import Outage, is_transient
-from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
+from druid_ingest.ops._outcomes import IngestionOutcome, TaskOutcome
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.ops._shared_reads import StatusQuery, TaskQuery, holds_lock, merge_status
-from druid_ingest.ops.gate.looks import HandoffLooks
-from druid_ingest.ops.gate.steps import gate_chunks, gate_step, handoff_target, target_for
+from druid_ingest.ops.gate.steps import handoff_target, target_for
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import (
     DruidError,
@@ -35,18 +35,13 @@ from druid_ingest.wire import (
 )
 
 __all__ = [
-    "DEFAULT_REPORT_EVERY", "MAX_UNKNOWN_LOOKS", "TaskProgress", "watch_handoff", "watch_ingestion", "watch_task",
+    "DEFAULT_REPORT_EVERY", "MAX_UNKNOWN_LOOKS", "TaskProgress", "watch_ingestion", "watch_task",
 ]
 
 #: seconds between report fetches while a task runs (each poll is one status call; a report is a second one):
 #: progress logging at most every few minutes, plus the final report
 DEFAULT_REPORT_EVERY = 300.0
 Clock = Callable[[], float]
-#: handoff looks between two reads of the metadata store (a later replace or a compaction changes what must be
-#: served). Correctness does not rest on it: a look that asks handoffComplete reads the metadata first.
-REREAD_EVERY = 5
-#: seconds between two "will this segment ever load?" questions (handoffComplete) while segments are missing
-NEVER_PROBE_EVERY = 60.0
 #: consecutive looks a task may answer "unknown" in Druid's race shape (or, once seen, go missing) before the wait
 #: believes it (druid-contract §status)
 MAX_UNKNOWN_LOOKS = 5
@@ -232,87 +227,14 @@ def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float)
     return (previous_look + now) / 2, (now - previous_look) / 2
 
 
-def watch_handoff(
-    target: HandoffTarget,
-    deadline: float,
-    schedule: PollSchedule | None = None,
-    clock: Clock = time.time,
-    first_look: float = 0.0,
-    looks: HandoffLooks | None = None,
-    ended_at: float | None = None,
-) -> Operation[HandoffOutcome]:
-    """Check the gate until done (loaded, nothing, superseded), ``never``, or ``deadline``.
-
-    The metadata store is read once, then every ``REREAD_EVERY`` looks (a later replace changes what must be
-    served); between those a look is the ids-only served listing (and the Broker once served). Whether a missing
-    segment will never load is first asked at the second pending look (right after publishing nothing is loaded
-    yet, so the first look would only waste the question), then every ``NEVER_PROBE_EVERY`` seconds; each such
-    look re-reads the metadata first (a segment a newer version overshadows is not required, never "never") and
-    keeps that fresh plan. From the second such question on, a wait still pending also asks why (no Historical,
-    caches full: ``loading_note``), and its pending lines say so.
-    ``first_look``: seconds to wait before the first look (the usual handoff delay, when known). ``looks``, with
-    ``ended_at`` (when the task ended, ``clock()`` time; default now): its first look and its window of looks
-    ``step`` apart replace ``first_look`` and the schedule's first delays (``gate/looks.py``). The window's
-    looks after the first are served listings only: the metadata re-read and the never question wait for the
-    schedule's looks past it (the window is the usual handoff: a segment missing in it is not suspicious yet).
-    Yields each pending HandoffResult as progress.
-    """
-    schedule = schedule or PollSchedule()
-    polls = 0
-    begun = clock() if ended_at is None else min(clock(), ended_at)
-    if looks is not None:
-        first_look = max(0.0, begun + looks.first - clock())
-    if first_look > 0:
-        yield Sleep(min(first_look, max(0.0, deadline - clock())))
-    probed_at: float | None = None
-    pending_looks = 0
-    plan = yield from gate_chunks(target)
-    outage = Outage(f"the segments of Druid task {target.task_id}")
-    while True:
-        dense = looks is not None and pending_looks >= 1 and looks.dense(clock() - begun)
-        probe = not dense and pending_looks >= 1 and (probed_at is None or clock() - probed_at >= NEVER_PROBE_EVERY)
-        result: HandoffResult
-        try:
-            ask_why = probe and probed_at is not None
-            result, plan = yield from gate_step(target, plan, probe_never=probe, ask_why=ask_why)
-        except DruidError as exc:  # as in watch_task: an outage is ridden out until the gate's own deadline
-            now = clock()
-            if not is_transient(exc) or now >= deadline:  # the first look too: a blip as the task ends
-                raise
-            outage.failed(exc, now)
-            polls += 1
-            yield Sleep(min(schedule.delay(polls), deadline - now))
-            continue
-        outage.recovered(clock())
-        if probe and result.missing:
-            probed_at = clock()
-        pending_looks += 1
-        if result.done or result.state == "never":
-            return HandoffOutcome.of(target.task_id, target.datasource, result)
-        yield Progress(result)
-        remaining = deadline - clock()
-        if remaining <= 0:
-            return HandoffOutcome.of(target.task_id, target.datasource, result)  # kind "timeout"
-        if looks is not None and looks.dense(clock() - begun):
-            yield Sleep(min(looks.step, remaining))  # a dense look: no count, no re-read (``looks``)
-            continue
-        polls += 1
-        delay = schedule.delay(polls) if looks is None else looks.next_delay(clock() - begun, polls)
-        yield Sleep(min(delay, remaining))
-        if polls % REREAD_EVERY == 0:
-            plan = replace((yield from gate_chunks(target)), why=plan.why)
-
-
-def _ended_at(task: TaskOutcome, seen: float) -> float:
+def _ended_at(task: TaskOutcome, target: HandoffTarget, seen: float) -> float:
     """When the task probably ended (``clock()`` time), for the handoff's looks and its recorded delay: not the
     look that saw it ended (``seen``, late by up to a poll gap, ~55 s before a planned window) but the latest of
-    two times it cannot have ended before: the last look that saw it active, and createdTime + duration (early by
-    its time in the queue). A Druid clock ahead of ours is clipped to ``seen``."""
+    two times it cannot have ended before: the last look that saw it active, and the target's ``ended_at``
+    (createdTime + duration: early by its time in the queue). A Druid clock ahead of ours is clipped to ``seen``."""
     found = task.ended_after if task.ended_after is not None else seen
-    status = task.status
-    if status is not None and status.created_time and status.duration_ms:
-        with contextlib.suppress(ValueError):
-            found = max(found, parse_instant(status.created_time).timestamp() + status.duration_ms / 1000)
+    if target.ended_at is not None:
+        found = max(found, target.ended_at)
     return min(seen, found)
 
 
@@ -334,7 +256,7 @@ def watch_ingestion(
     ``task_deadline`` is absolute; the handoff gets ``handoff_timeout`` seconds from the moment the task wait
     ends, but never past ``task_deadline + handoff_timeout`` (a rebuilt trigger cannot extend it much). The
     handoff target uses the lock ceiling the task wait observed, so the gate can tell this task's version from a
-    later replace's; its looks follow the handoff delays this process saw (``gate/looks.py``).
+    later replace's; its looks are ``watch_handoff``'s, from the end this wait saw.
     ``datasource``/``intervals`` may be empty: the task's own are used. ``submitted_at``: when
     this wait's caller submitted the task (``clock()`` time); its first look comes ``poll_interval`` after that,
     the earliest a spec Druid fails at once is seen anyway (a look right after the submit only finds it queued).
@@ -350,14 +272,5 @@ def watch_ingestion(
         target = yield from handoff_target(task_id, datasource, intervals, append, task.version_ceiling)
     ended = clock()
     deadline = min(ended, task_deadline) + handoff_timeout
-    since = _ended_at(task, ended)
-    key = (memory.cluster, target.datasource) if memory is not None else None
-    seen = memory.handoffs.recent(key) if memory is not None and key else []
-    looks = HandoffLooks.plan(seen, schedule or PollSchedule())
-    handoff = yield from watch_handoff(target, deadline, schedule, clock, looks=looks, ended_at=since)
-    # a look made at once (the end was seen after the planned first look) that finds it loaded only says the
-    # handoff took less than the task wait's lag: not a delay to plan from
-    at_once = since + looks.first <= ended and clock() - ended < looks.step / 2
-    if memory is not None and key and handoff.result is not None and handoff.result.state == "loaded" and not at_once:
-        memory.handoffs.record(key, clock() - since)
+    handoff = yield from watch_handoff(target, deadline, schedule, clock, memory, _ended_at(task, target, ended))
     return IngestionOutcome(task, handoff)

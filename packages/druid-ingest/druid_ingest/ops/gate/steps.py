@@ -124,7 +124,18 @@ def target_for(
         version_ceiling=version_ceiling or status.version_ceiling,
         task_message=status.error_msg or None,
         rows_processed=_rows(report),
+        ended_at=_ended(status),
     )
+
+
+def _ended(status: TaskStatus) -> float | None:
+    """Druid's own end of a finished task (createdTime + duration, epoch seconds), None when either is missing."""
+    if not status.created_time or status.duration_ms is None:
+        return None
+    try:
+        return parse_instant(status.created_time).timestamp() + status.duration_ms / 1000
+    except ValueError:
+        return None
 
 
 def _rows(report: ReportSummary | None) -> int | None:
