@@ -53,7 +53,9 @@ class DruidHandoffSensor(BaseSensorOperator):
         replicas (they will never be served)
     :param allow_empty: succeed when the task published nothing (default: fail with Druid's message)
     :param deferrable: wait in the triggerer (default True; see ``[druid_ingest] default_deferrable``)
-    :param poll_interval: deferrable mode: first delay between polls, growing 1.5x up to ``max_poll_interval``
+    :param poll_interval: deferrable mode: the pace of the core's handoff looks (one a second at most through the
+        usual handoff window, placed from the task's end), then the first delay of the backoff past it, growing
+        1.5x up to ``max_poll_interval``. Poke and reschedule modes look once per ``poke_interval`` (Airflow's loop)
     :param http_retry: a core ``RetryPolicy`` for each HTTP call to Druid (not Airflow's
         ``retry_policy``, which decides task retries) (default: the core's)
 

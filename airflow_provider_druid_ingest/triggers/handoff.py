@@ -2,8 +2,9 @@
 
 The :class:`~druid_ingest.api._models.HandoffTarget` is built once by the operator or sensor
 (``client.handoff_target``) and passed as ``target`` (``HandoffTarget.to_dict()``: primitives), so a rebuilt
-trigger evaluates exactly the same gate. The event is :meth:`HandoffOutcome.to_dict`: ``{"status":
-"success"|"never"|"timeout"|"error", "druid_task_id", "message", "result"}``.
+trigger evaluates exactly the same gate, and places the core's handoff looks from the same end (the target's
+``ended_at``; ``ops/_handoff_wait.py``, as every handoff wait). The event is :meth:`HandoffOutcome.to_dict`:
+``{"status": "success"|"never"|"timeout"|"error", "druid_task_id", "message", "result"}``.
 """
 
 from __future__ import annotations

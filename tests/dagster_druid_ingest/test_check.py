@@ -9,7 +9,8 @@ import pytest
 from dagster_druid_ingest import druid_daily_asset
 from druid_ingest.testing import FakeDruid
 
-from tests.dagster_druid_ingest.conftest import DAY, LOCATION, materialize
+from tests.dagster_druid_ingest.conftest import DAY, LOCATION, fast_resource, materialize
+from tests.druid_ingest.gate_looks import assert_learned, assert_on_core_looks, gate_looks, looks_fake, plant
 from tests.druid_ingest.testing.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(60)
@@ -107,3 +108,25 @@ def test_a_check_of_a_never_materialized_partition_fails(fake_druid: FakeDruid, 
     (check,) = result.get_asset_check_evaluations()
     assert not check.passed and "no Druid materialization" in check.description
     assert fake_druid.requests == []
+
+
+def test_the_blocking_check_looks_on_the_cores_handoff_looks_and_learns(monkeypatch, spec) -> None:
+    """The asset's one look as it materializes, then the check's looks placed from the task's end (the target it
+    reads back from the materialization carries it), a step apart through the learned window."""
+    with looks_fake() as fake:
+        druid = fast_resource(fake.url, poll_interval=1.0, max_poll_interval=5.0)
+        with druid.get_client() as client:
+            cluster = client.wait_memory.cluster
+        memory = plant(monkeypatch, cluster, "dg_looks")
+        events = druid_daily_asset(spec(), start_date="2026-11-01", input_locations=[LOCATION], datasource="dg_looks")
+        result = materialize([events.asset, events.check], druid)
+        assert result.success
+        (check,) = result.get_asset_check_evaluations()
+        assert check.passed and check.metadata["druid/handoff_state"].value == "loaded"
+        _materialized, *checked = gate_looks(fake, "dg_looks")  # the asset's look, then the check's
+        with druid.get_client() as client:
+            task_id = check.metadata["druid/task_id"].value
+            target = client.handoff_target(task_id, "dg_looks", [])
+        assert target.ended_at is not None
+        assert_on_core_looks(checked, target.ended_at)
+    assert_learned(memory, cluster, "dg_looks")

@@ -7,7 +7,8 @@ import pytest
 from dagster_druid_ingest import WaitOptions, druid_daily_job
 from druid_ingest.testing import FakeDruid, TaskPlan
 
-from tests.dagster_druid_ingest.conftest import DAY, DAY_INTERVAL, LOCATION
+from tests.dagster_druid_ingest.conftest import DAY, DAY_INTERVAL, LOCATION, fast_resource
+from tests.druid_ingest.gate_looks import assert_learned, assert_on_core_looks, gate_looks, looks_fake, plant
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -67,3 +68,22 @@ def test_the_wait_op_times_out_and_shuts_the_task_down(fake_druid: FakeDruid, dr
     task_id = result.output_for_node("dg_ops_slow_submit")
     assert fake_druid.requests_matching("POST", f"/druid/indexer/v1/task/{task_id}/shutdown")
     assert fake_druid.task(task_id).state == "FAILED"
+
+
+def test_the_wait_op_looks_on_the_cores_handoff_looks_and_learns(monkeypatch, spec) -> None:
+    """The wait op's handoff wait is the core's: its first look at the planned time after the task's end (not at
+    once), a step apart through the learned window, and the delay it saw kept for the next run."""
+    with looks_fake() as fake:
+        druid = fast_resource(fake.url, poll_interval=1.0, max_poll_interval=5.0)
+        with druid.get_client() as client:
+            cluster = client.wait_memory.cluster
+        memory = plant(monkeypatch, cluster, "dg_looks")
+        job = druid_daily_job("dg_looks", spec(), start_date="2026-11-01", datasource="dg_looks",
+                              input_locations=[LOCATION])
+        result = run(job, druid)
+        assert result.success
+        with druid.get_client() as client:
+            target = client.handoff_target(result.output_for_node("dg_looks_submit"), "dg_looks", [DAY_INTERVAL])
+        assert target.ended_at is not None
+        assert_on_core_looks(gate_looks(fake, "dg_looks"), target.ended_at)
+    assert_learned(memory, cluster, "dg_looks")

@@ -10,6 +10,7 @@ running until it passes. The price: ``partitions_def`` on an asset check is a Da
 
 The check learns what to wait for from the partition's latest materialization: the asset records the core's
 ``HandoffTarget`` there (``druid/handoff_target``). Nothing is recomputed and no task is resubmitted here.
+Its looks are the core's handoff looks (``client.watch_handoff``), placed from the task's end that target keeps.
 """
 
 import time

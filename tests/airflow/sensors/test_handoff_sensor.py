@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 from airflow.sdk.exceptions import AirflowFailException, AirflowSensorTimeout, TaskDeferred
 
+from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.operators.submit import DruidSubmitOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor
 from airflow_provider_druid_ingest.sensors.task import DruidTaskSensor
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger
+from tests.druid_ingest.gate_looks import assert_learned, assert_on_core_looks, gate_looks, looks_fake, plant
 
-from ..conftest import FakeTI
+from ..conftest import PASSWORD, USER, FakeTI, conn_json
 from ..helpers import DAY, FAST, run_trigger, spec
 
 
@@ -61,3 +63,27 @@ def test_deferred_wait_and_never_rules(druid_conn, context):
         gate.execute_complete(context, {"status": "timeout", "druid_task_id": druid_task_id, "message": "slow"})
     with pytest.raises(ValueError, match="on_never"):
         DruidHandoffSensor(task_id="h", druid_task_id="x", on_never="maybe")
+
+
+def test_the_deferred_sensor_hands_the_tasks_end_to_the_trigger_which_looks_on_the_cores_looks(monkeypatch,
+                                                                                               context):
+    """The sensor's one look at once (its poke), then the trigger's looks placed from the task's end: the target
+    it defers with carries that end, so a trigger rebuilt after a restart places them the same."""
+    with looks_fake(auth={USER: (PASSWORD, "write")}) as fake:
+        monkeypatch.setenv("AIRFLOW_CONN_DRUID_CLUSTER_DEFAULT", conn_json(fake.url))
+        with DruidHook().get_client() as client:
+            cluster = client.wait_memory.cluster
+        memory = plant(monkeypatch, cluster, "wiki")
+        druid_task_id = _succeeded(context)
+        gate = DruidHandoffSensor(task_id="h", druid_task_id=druid_task_id, timeout=30, poll_interval=1.0,
+                                  max_poll_interval=5.0)
+        with pytest.raises(TaskDeferred) as deferred:
+            gate.execute(context)
+        (poked,) = gate_looks(fake, "wiki")
+        target = gate._target
+        assert target is not None and target.ended_at is not None
+        trigger = deferred.value.trigger
+        assert trigger.target["ended_at"] == target.ended_at
+        assert gate.execute_complete(context, run_trigger(trigger), target=target.to_dict()) == druid_task_id
+    assert_on_core_looks(gate_looks(fake, "wiki", after=poked + 1e-3), target.ended_at)
+    assert_learned(memory, cluster, "wiki")
