@@ -194,8 +194,8 @@ def test_rooms_and_faces_exist() -> None:
     if CORE not in PACKAGES:
         pytest.fail("the core is not its own package yet (packages/druid-ingest/druid_ingest)")
     assert set(_public_faces()) >= {
-        "druid_ingest", "druid_ingest.wire", "druid_ingest.planning", "druid_ingest.api", "druid_ingest.ops",
-        "druid_ingest.clients",
+        "druid_ingest", "druid_ingest.errors", "druid_ingest.wire", "druid_ingest.planning", "druid_ingest.api",
+        "druid_ingest.ops", "druid_ingest.clients",
     }
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, NoReturn, Protocol
 
+from druid_ingest.errors import DruidError, SpecValidationError, is_fatal
 from druid_ingest.ops import HandoffOutcome, TaskOutcome
-from druid_ingest.wire import DruidError, SpecValidationError, is_fatal
 
 from airflow_provider_druid_ingest.common.errors import DruidFatalFailure, DruidSensorTimeout
 

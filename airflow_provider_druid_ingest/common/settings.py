@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from druid_ingest.wire import PollSchedule, RetryPolicy
+from druid_ingest.ops import PollSchedule
+from druid_ingest.wire import RetryPolicy
 
 __all__ = ["DEFER_GRACE", "default_deferrable", "http_retry_arg", "wait_kwargs"]
 

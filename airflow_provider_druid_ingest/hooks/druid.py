@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseHook
-from druid_ingest.wire import ClusterConfig, DruidError
+from druid_ingest.errors import DruidError
+from druid_ingest.wire import ClusterConfig
 
 if TYPE_CHECKING:
     from airflow.sdk import Connection
@@ -213,7 +214,8 @@ class DruidHook(BaseHook):
         (status is then read per task). Each failure names the step, the URL, the cause and what to change.
         """
         from druid_ingest.clients import DruidClient
-        from druid_ingest.wire import DruidAuthError, DruidRetriesExhaustedError, RetryPolicy
+        from druid_ingest.errors import DruidAuthError, DruidRetriesExhaustedError
+        from druid_ingest.wire import RetryPolicy
 
         step = "reading the connection"
         try:

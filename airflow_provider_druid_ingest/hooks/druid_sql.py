@@ -127,7 +127,7 @@ class DruidSqlHook(DruidHook, DbApiHook):
         ok, message = DruidHook.test_connection(self)
         if not ok:
             return ok, message
-        from druid_ingest.wire import DruidError
+        from druid_ingest.errors import DruidError
 
         try:
             self.get_first(self._test_connection_sql)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowFailException
-from druid_ingest.wire import SpecValidationError
+from druid_ingest.errors import SpecValidationError
 
 from airflow_provider_druid_ingest.common.run_context import as_list, no_interval_warning, run_intervals
 from airflow_provider_druid_ingest.common.settings import http_retry_arg
@@ -145,7 +145,7 @@ class DruidPlanOperator(BaseOperator):
     def one_interval(self, context: Context, work: str) -> str:
         """The single interval a one-interval kind of work covers (``intervals``, else the run's); a
         ``SpecValidationError`` naming the field otherwise, so it fails before any HTTP."""
-        from druid_ingest.wire import SpecProblem, SpecValidationError
+        from druid_ingest.errors import SpecProblem, SpecValidationError
 
         intervals = as_list(self.intervals) or run_intervals(context) or []
         if len(intervals) != 1:

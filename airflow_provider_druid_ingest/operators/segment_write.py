@@ -15,8 +15,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowException
-from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT
-from druid_ingest.wire import DruidError, PollSchedule
+from druid_ingest.errors import DruidError
+from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, PollSchedule
 
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE, default_deferrable, wait_kwargs
 from airflow_provider_druid_ingest.operators.plan_operator import DruidPlanOperator

@@ -30,7 +30,7 @@ class DruidSubmitOperator(DruidSpecOperator):
         super().__init__(spec=spec, **kwargs)
 
     def execute(self, context: Context) -> str:
-        from druid_ingest.wire import DruidError
+        from druid_ingest.errors import DruidError
 
         from airflow_provider_druid_ingest.common.results import raise_for
 

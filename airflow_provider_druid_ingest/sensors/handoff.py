@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
-from druid_ingest.ops import check_on_never
-from druid_ingest.wire import DruidError, PollSchedule
+from druid_ingest.errors import DruidError
+from druid_ingest.ops import PollSchedule, check_on_never
 
 from airflow_provider_druid_ingest.common.assets import default_outlets, event_extra, record_event, served_by
 from airflow_provider_druid_ingest.common.run_context import as_list, rendered, run_intervals

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
-from druid_ingest.wire import DruidError, PollSchedule
+from druid_ingest.errors import DruidError
+from druid_ingest.ops import PollSchedule
 
 from airflow_provider_druid_ingest.common.run_context import rendered
 from airflow_provider_druid_ingest.common.settings import (

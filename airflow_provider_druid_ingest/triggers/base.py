@@ -18,7 +18,8 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
-from druid_ingest.wire import PollSchedule, RetryPolicy
+from druid_ingest.ops import PollSchedule
+from druid_ingest.wire import RetryPolicy
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 

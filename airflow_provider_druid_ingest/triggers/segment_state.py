@@ -36,7 +36,7 @@ class DruidSegmentStateTrigger(DruidWaitTrigger):
                                    **self._common_kwargs()}
 
     async def _watch(self) -> dict[str, Any]:
-        from druid_ingest.wire import DruidWaitTimeoutError
+        from druid_ingest.errors import DruidWaitTimeoutError
 
         try:
             async with self._client() as client:

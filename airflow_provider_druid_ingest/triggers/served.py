@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airflow.triggers.base import BaseEventTrigger, TriggerEvent
+from druid_ingest.errors import DruidError, DruidFatalError, DruidUsageError
 from druid_ingest.ops import (
     REPORTED_KINDS,
     WATCH_EVERY,
@@ -28,7 +29,7 @@ from druid_ingest.ops import (
     next_look,
     watch_window,
 )
-from druid_ingest.wire import DruidError, DruidFatalError, DruidUsageError, RetryPolicy
+from druid_ingest.wire import RetryPolicy
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.triggers.base import cluster_client

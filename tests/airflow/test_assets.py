@@ -9,8 +9,8 @@ import pytest
 from airflow.sdk import Asset
 from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
+from druid_ingest.errors import DruidTaskFailedError
 from druid_ingest.testing import TaskPlan
-from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.common.assets import asset_uri, druid_asset
 from airflow_provider_druid_ingest.links import XCOM_SERVED_BY

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowFailException
+from druid_ingest.errors import DruidTaskFailedError
 from druid_ingest.testing import TaskPlan
-from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor

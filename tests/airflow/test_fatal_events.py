@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
+from druid_ingest.errors import DruidAuthError, DruidServerError
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, TaskOutcome
 from druid_ingest.testing import Fault, TaskPlan
-from druid_ingest.wire._errors import DruidAuthError, DruidServerError
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.sensors.handoff import DruidHandoffSensor

@@ -14,14 +14,14 @@ from datetime import timedelta
 import pendulum
 import pytest
 from airflow.sdk import DAG, ExceptionRetryPolicy, RetryAction, RetryRule
-from druid_ingest.testing import Fault
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidLeaderUnavailableError,
     DruidRetriesExhaustedError,
     DruidTaskFailedError,
-    RetryPolicy,
 )
+from druid_ingest.testing import Fault
+from druid_ingest.wire import RetryPolicy
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 
@@ -69,7 +69,7 @@ def test_a_retry_rule_on_the_core_class_retries_a_task_the_default_would_fail(dr
 
 def test_a_fail_rule_on_the_core_class_fails_at_once_although_retries_remain(druid_conn):
     _leaderless_submit(druid_conn, times=1)
-    policy = _policy("druid_ingest.wire.DruidLeaderUnavailableError", RetryAction.FAIL)  # a dotted path works too
+    policy = _policy("druid_ingest.errors.DruidLeaderUnavailableError", RetryAction.FAIL)  # a dotted path works too
     ti = _run("retry_rule_fail", policy)
     assert (ti.state, ti.try_number) == ("failed", 1)
     assert len(posts(druid_conn)) == 1

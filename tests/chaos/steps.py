@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Any
 
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout, TaskDeferred
-from druid_ingest.wire import DruidError
+from druid_ingest.errors import DruidError
 
 __all__ = ["TI", "Outcome", "run_task"]
 

@@ -5,8 +5,8 @@ from typing import Any
 import dagster as dg
 import pytest
 from dagster_druid_ingest import druid_daily_asset
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.testing import FakeDruid, Fault, TaskPlan
-from druid_ingest.wire._errors import SpecValidationError
 
 from tests.dagster_druid_ingest.conftest import DAY, DAY_INTERVAL, LOCATION, materialize
 

@@ -8,8 +8,9 @@ import dagster as dg
 import pytest
 from dagster_druid_ingest import DruidIngestion, WaitOptions, druid_compaction_assets, druid_handoff_check
 from druid_ingest.clients import DruidClient
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import ClusterConfig, SpecValidationError
+from druid_ingest.wire import ClusterConfig
 
 from tests.druid_ingest.sample_specs import day_spec
 

@@ -181,7 +181,7 @@ def test_translation_in_yaml_sees_the_props_as_data(tmp_path, monkeypatch) -> No
 
 def test_the_connection_passes_detect_within_and_rejects_a_bad_one() -> None:
     from dagster_druid_ingest.component import DruidConnection
-    from druid_ingest.wire import DruidUsageError
+    from druid_ingest.errors import DruidUsageError
 
     assert DruidConnection(url="http://d", detect_within=20).resource().poll_schedule().detect_within == 20
     with pytest.raises(DruidUsageError, match=r"detect_within=-3"):

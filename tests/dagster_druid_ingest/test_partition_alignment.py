@@ -6,8 +6,8 @@ import dagster as dg
 import pytest
 from dagster_druid_ingest import DruidIngestion, druid_assets, druid_handoff_check, time_partitions
 from dagster_druid_ingest.alignment import probe_keys
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import SpecValidationError
 
 from tests.dagster_druid_ingest.conftest import materialize
 

@@ -6,8 +6,9 @@ import dagster as dg
 import pytest
 from dagster_druid_ingest import DruidResource, druid_daily_asset
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 from tests.dagster_druid_ingest.conftest import LOCATION, fast_resource, materialize
 
@@ -66,7 +67,7 @@ def test_auth_and_network_fields_reach_the_core_config() -> None:
 
 
 def test_detect_within_reaches_the_core_schedule_and_a_bad_one_names_the_field() -> None:
-    from druid_ingest.wire import DruidUsageError
+    from druid_ingest.errors import DruidUsageError
 
     assert DruidResource(url="http://d", detect_within=30).poll_schedule() == PollSchedule(5, 60, 1.5, 30)
     assert DruidResource(url="http://d").poll_schedule().detect_within is None

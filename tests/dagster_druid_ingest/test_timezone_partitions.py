@@ -12,8 +12,8 @@ import pytest
 from dagster_druid_ingest import druid_daily_asset
 from dagster_druid_ingest.ops import druid_daily_job
 from dagster_druid_ingest.partitions import PartitionWindow, probe_days
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire._errors import SpecValidationError
 
 from tests.dagster_druid_ingest.conftest import LOCATION, materialize
 

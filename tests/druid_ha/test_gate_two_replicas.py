@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning.spec import render_spec
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 from tests.druid_ha.conftest import ROOT, druid_sh, http
 

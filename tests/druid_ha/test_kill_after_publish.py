@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidMayHavePublishedError
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning.spec import render_spec
-from druid_ingest.wire import DruidMayHavePublishedError
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._retry import PollSchedule
 
 from tests.druid_ha.conftest import ROOT, druid_sh
 

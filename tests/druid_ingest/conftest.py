@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 FAST_RETRY = RetryPolicy(max_attempts=5, initial_delay=0.02, max_delay=0.1, deadline=20)
 FAST_POLL = PollSchedule(initial=0.05, max_delay=0.2, multiplier=1.5)

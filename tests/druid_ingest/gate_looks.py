@@ -11,11 +11,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from druid_ingest.ops import _history
+from druid_ingest.ops import PollSchedule, _history
 from druid_ingest.ops._history import HandoffLatencies
 from druid_ingest.ops.gate.looks import HandoffLooks
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import PollSchedule
 
 #: the fake's handoff (publish -> served), and the delays planted as if this process had seen three such
 HANDOFF = 3.0

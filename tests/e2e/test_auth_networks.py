@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidConnectionError,
     DruidError,
@@ -20,6 +19,7 @@ from druid_ingest.wire._errors import (
     DruidTLSError,
     DruidUsageError,
 )
+from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
 
 from . import nginx_harness

@@ -9,8 +9,8 @@ import time
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidNothingToCompactError, DruidTaskFailedError
 from druid_ingest.planning import build_compaction_plan
-from druid_ingest.wire import DruidNothingToCompactError, DruidTaskFailedError
 
 from .test_real_druid import POLL, build, day_counts, ingest, wait_sql
 

@@ -10,7 +10,7 @@ from typing import Any
 import dagster as dg
 import pytest
 from dagster_druid_ingest import DruidResource
-from druid_ingest.wire._errors import DruidAuthError, DruidProxyError, DruidTLSError
+from druid_ingest.errors import DruidAuthError, DruidProxyError, DruidTLSError
 
 from . import nginx_harness
 from .test_tls_auth import hostport

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.wire._errors import DruidEmptyInputError
+from druid_ingest.errors import DruidEmptyInputError
 
 from .test_real_druid import POLL, build, day_counts, day_interval, ingest, wait_sql
 

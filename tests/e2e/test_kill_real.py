@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.planning import build_drop_plan, build_kill_plan
-from druid_ingest.wire import DruidUsageError
 
 from tests.net import free_port
 

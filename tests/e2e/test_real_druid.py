@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from druid_ingest.api._reports import parse_report
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DuplicateTaskIdError, UnknownTaskError
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning.spec import render_spec
-from druid_ingest.wire._errors import DuplicateTaskIdError, UnknownTaskError
-from druid_ingest.wire._retry import PollSchedule
 
 from tests.druid_sql import day_counts
 
@@ -221,7 +221,7 @@ def test_an_empty_input_day_fails_with_druids_message_and_keeps_the_old_data(rea
     """An input without rows: the sampler probe refuses the dropExisting replace before submitting (the day keeps
     its data). Submitted anyway (no probe), Druid 33 answers SUCCESS with errorMsg "No valid rows for range
     partitioning..." and publishes nothing: the handoff verdict must not call that a success either."""
-    from druid_ingest.wire._errors import DruidEmptyIngestionError, DruidEmptyInputError
+    from druid_ingest.errors import DruidEmptyIngestionError, DruidEmptyInputError
 
     ds, day = "e2e_empty_day", "2026-11-03"
     ingest(real, build(spec_template, events_dir, day, ds))  # the day has data

@@ -8,8 +8,8 @@ import time
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidValidationError
 from druid_ingest.planning import build_drop_plan, build_restore_plan
-from druid_ingest.wire import DruidValidationError
 
 from tests.druid_sql import day_counts
 

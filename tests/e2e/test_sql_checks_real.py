@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning.spec import render_spec
-from druid_ingest.wire._retry import PollSchedule
 
 pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from druid_ingest.errors import SpecValidationError
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning._plan import build_plan
-from druid_ingest.wire._errors import SpecValidationError
-from druid_ingest.wire._retry import PollSchedule
 
 pytestmark = pytest.mark.timeout(900)
 POLL = PollSchedule(initial=0.5, max_delay=2, multiplier=1.5)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.wire._retry import PollSchedule
+from druid_ingest.ops._poll_schedule import PollSchedule
 
 from .test_real_druid import build
 

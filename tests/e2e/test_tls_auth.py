@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidError,
     DruidInputProbeRefusedError,
     DruidRedirectError,
     DruidTLSError,
 )
+from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
 
 from tests.net import free_port

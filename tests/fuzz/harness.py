@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from druid_ingest.wire._errors import DruidError, SpecValidationError
+from druid_ingest.errors import DruidError, SpecValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidError
 from druid_ingest.wire._config import ClusterConfig, netloc_of
-from druid_ingest.wire._errors import DruidError
 from druid_ingest.wire._exchange import HttpCall, Sleep, exchange
 from druid_ingest.wire._http import (
     MAX_ERROR_BODY,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import HandoffTarget, Segment
+from druid_ingest.errors import DruidError
 from druid_ingest.ops.gate.verdict import broker_lag, chunk_targets, evaluate, required_segments, span_of
-from druid_ingest.wire._errors import DruidError
 from druid_ingest.wire._http import Response
 
 from .gen import any_json, dicts, field, integers, just, lists, one_of, sampled, seeded, text, tuples

@@ -7,9 +7,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning._plan import build_plan
 from druid_ingest.planning.spec import find_problems, find_warnings, spec_facts, validate_spec
-from druid_ingest.wire._errors import SpecProblem, SpecValidationError
 
 from .gen import any_json, field, floats, integers, just, lists, mostly, obj, one_of, sampled, seeded, text
 from .harness import fuzz, guarded

@@ -12,8 +12,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import dagster as dg
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning import Plan
-from druid_ingest.wire import SpecProblem, SpecValidationError
 
 from dagster_druid_ingest.partitions import PartitionWindow, Template, time_partitions
 

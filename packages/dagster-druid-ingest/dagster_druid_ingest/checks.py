@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import dagster as dg
-from druid_ingest.wire import DruidError
+from druid_ingest.errors import DruidError
 
 from dagster_druid_ingest.failures import as_failures
 from dagster_druid_ingest.metadata import TASK_ID_KEY, handoff_metadata, target_of

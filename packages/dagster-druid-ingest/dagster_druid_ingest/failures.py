@@ -12,8 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import dagster as dg
-from druid_ingest.ops import TaskOutcome
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidEmptyIngestionError,
     DruidError,
     DruidFatalError,
@@ -21,6 +20,7 @@ from druid_ingest.wire import (
     HandoffNeverError,
     SpecValidationError,
 )
+from druid_ingest.ops import TaskOutcome
 
 __all__ = ["as_failures", "failure_of", "task_failure"]
 

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 import dagster as dg
+from druid_ingest.errors import DruidError
 from druid_ingest.planning import Preflight, TemplateSource, check_preflight
-from druid_ingest.wire import DruidError
 
 from dagster_druid_ingest.assets import DEFAULT_POOL
 from dagster_druid_ingest.failures import as_failures, failure_of, task_failure

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import dagster as dg
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning import IngestionPlan, Plan, Preflight, ScheduleTerms, TemplateSource, build_plan
-from druid_ingest.wire import SpecProblem, SpecValidationError
 
 __all__ = ["PartitionWindow", "SpecTemplate", "Template", "daily_partitions", "druid_interval", "probe_days",
            "time_partitions"]

@@ -10,7 +10,8 @@ config, and the core keeps the value in a ``Secret`` that never prints.
 from typing import TYPE_CHECKING
 
 import dagster as dg
-from druid_ingest.wire import ClusterConfig, PollSchedule, RetryPolicy
+from druid_ingest.ops import PollSchedule
+from druid_ingest.wire import ClusterConfig, RetryPolicy
 from pydantic import Field
 
 if TYPE_CHECKING:  # requests is imported by the first client, not by loading a code location

@@ -11,8 +11,7 @@ import pickle
 import pytest
 from airflow.sdk import RetryAction, RetryRule
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
-from druid_ingest.ops import HandoffOutcome, TaskOutcome
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidLeaderUnavailableError,
     DruidRetriesExhaustedError,
@@ -23,6 +22,7 @@ from druid_ingest.wire import (
     SpecValidationError,
     retries_exhausted,
 )
+from druid_ingest.ops import HandoffOutcome, TaskOutcome
 
 from airflow_provider_druid_ingest.common.errors import DruidFatalFailure, DruidSensorTimeout
 from airflow_provider_druid_ingest.common.results import handoff_result, raise_for, task_result
@@ -43,7 +43,7 @@ def test_exhausted_http_retries_are_also_the_last_errors_class():
     assert isinstance(err, DruidRetriesExhaustedError) and isinstance(err, DruidLeaderUnavailableError)
     assert err.attempts == 2 and err.last.status == 503
     assert err.retryable is False  # its own flag, not inherited from the last error's class
-    assert RetryRule(exception="druid_ingest.wire.DruidLeaderUnavailableError", action=RetryAction.RETRY).matches(err)
+    assert RetryRule(exception="druid_ingest.errors.DruidLeaderUnavailableError", action=RetryAction.RETRY).matches(err)
     assert not RetryRule(exception=DruidAuthError, action=RetryAction.FAIL).matches(err)
 
 
@@ -116,7 +116,7 @@ def test_a_raised_error_unpickles_in_a_fresh_process():
     import sys
 
     err = retries_exhausted(DruidTimeoutError("slow", method="GET", url="http://druid/x"), 2, 1.0)
-    code = ("import pickle, sys\nfrom druid_ingest.wire import DruidTimeoutError, DruidRetriesExhaustedError\n"
+    code = ("import pickle, sys\nfrom druid_ingest.errors import DruidTimeoutError, DruidRetriesExhaustedError\n"
             "back = pickle.loads(sys.stdin.buffer.read())\n"
             "assert isinstance(back, DruidTimeoutError) and isinstance(back, DruidRetriesExhaustedError), back\n"
             "print(type(back).__name__, back.last.method, str(back))\n")

@@ -12,8 +12,8 @@ from airflow.providers.common.sql.operators.sql import (
     SQLExecuteQueryOperator,
     SQLValueCheckOperator,
 )
+from druid_ingest.errors import DruidValidationError
 from druid_ingest.testing import Fault
-from druid_ingest.wire import DruidValidationError
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.hooks.druid_sql import DruidSqlHook

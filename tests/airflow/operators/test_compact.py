@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from airflow.sdk.exceptions import AirflowFailException
-from druid_ingest.wire import DruidNothingToCompactError
+from druid_ingest.errors import DruidNothingToCompactError
 
 from airflow_provider_druid_ingest.common.errors import DruidFatalFailure
 from airflow_provider_druid_ingest.operators.compact import DruidCompactOperator

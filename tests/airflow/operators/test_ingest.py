@@ -8,8 +8,8 @@ import time
 
 import pytest
 from airflow.sdk.exceptions import AirflowException, AirflowFailException, TaskDeferred
+from druid_ingest.errors import DruidTaskFailedError
 from druid_ingest.testing import Fault, TaskPlan
-from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.ingest import DruidIngestOperator
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger
@@ -68,7 +68,7 @@ def test_a_retried_append_whose_failed_attempt_published_fails_without_a_second_
 
 
 def test_after_failed_publish_is_checked_at_dag_parse():
-    from druid_ingest.wire import SpecValidationError
+    from druid_ingest.errors import SpecValidationError
 
     with pytest.raises(SpecValidationError, match="after_failed_publish"):
         DruidIngestOperator(task_id="i", spec=spec(), after_failed_publish="always")

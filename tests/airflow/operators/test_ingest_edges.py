@@ -14,8 +14,8 @@ import pytest
 from airflow.sdk import Asset
 from airflow.sdk.exceptions import TaskDeferred
 from airflow.sdk.execution_time.context import OutletEventAccessors
+from druid_ingest.errors import DruidWaitTimeoutError
 from druid_ingest.testing import TaskPlan
-from druid_ingest.wire import DruidWaitTimeoutError
 
 from airflow_provider_druid_ingest.common.settings import DEFER_GRACE
 from airflow_provider_druid_ingest.hooks.druid import DruidHook

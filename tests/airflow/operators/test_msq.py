@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 from airflow.sdk.exceptions import AirflowFailException, TaskDeferred
+from druid_ingest.errors import DruidTaskFailedError
 from druid_ingest.testing import TaskPlan
-from druid_ingest.wire import DruidTaskFailedError
 
 from airflow_provider_druid_ingest.operators.msq import DruidMsqIngestOperator
 from airflow_provider_druid_ingest.triggers.ingestion import DruidIngestionTrigger

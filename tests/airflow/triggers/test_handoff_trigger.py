@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from druid_ingest.wire import PollSchedule
+from druid_ingest.ops import PollSchedule
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.triggers.handoff import DruidHandoffTrigger

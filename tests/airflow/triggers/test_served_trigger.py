@@ -18,9 +18,9 @@ from airflow.sdk import Asset
 from airflow.sdk.execution_time import task_runner
 from airflow.sdk.execution_time.context import AssetStateStoreAccessors
 from airflow.triggers.shared_stream import SharedStreamManager
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops import watch_window
 from druid_ingest.planning import build_drop_plan, build_plan
-from druid_ingest.wire import DruidUsageError
 
 from airflow_provider_druid_ingest.hooks.druid import DruidHook
 from airflow_provider_druid_ingest.triggers.served import CURSOR_KEY, DruidServedTrigger, druid_served_asset

@@ -14,9 +14,9 @@ import pytest
 import requests
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidTaskFailedError, HandoffNeverError, UnknownTaskError
 from druid_ingest.testing import FakeDruid, TaskPlan
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidTaskFailedError, HandoffNeverError, UnknownTaskError
 
 from tests.druid_ingest.conftest import FAST_RETRY
 from tests.druid_ingest.sample_specs import day_spec, interval_of

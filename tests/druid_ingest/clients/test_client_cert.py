@@ -14,8 +14,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from druid_ingest.errors import DruidConnectionError, DruidProxyError, DruidTLSError, DruidUsageError
 from druid_ingest.testing import FakeDruid, Fault
-from druid_ingest.wire._errors import DruidConnectionError, DruidProxyError, DruidTLSError, DruidUsageError
 from druid_ingest.wire._retry import RetryPolicy
 
 from tests.net import free_port

@@ -7,8 +7,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from druid_ingest.testing import FakeDruid, Fault
-from druid_ingest.wire._errors import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidNotFoundError,
     DruidRedirectError,
@@ -16,6 +15,7 @@ from druid_ingest.wire._errors import (
     DruidValidationError,
     SpecValidationError,
 )
+from druid_ingest.testing import FakeDruid, Fault
 
 from tests.druid_ingest.sample_specs import day_spec, interval_of
 
@@ -181,8 +181,8 @@ RACE_404 = {"kind": "status", "status": 404, "content_type": "application/json"}
 def test_race_shaped_404_is_transient_a_bounded_number_of_times(fake_druid: FakeDruid, make_client) -> None:
     """Druid's status method can answer 404 {"task": id, "status": null} in a race (druid-contract §status): one
     such answer ended a 12-hour wait at once. A few in a row are looked past; more than MAX_UNKNOWN_LOOKS are not."""
+    from druid_ingest.errors import UnknownTaskError
     from druid_ingest.ops._waits import MAX_UNKNOWN_LOOKS
-    from druid_ingest.wire._errors import UnknownTaskError
 
     client = make_client()
     task_id = client.ensure_submitted(day_spec()).task_id
@@ -211,7 +211,7 @@ def test_a_plain_404_for_a_task_already_seen_is_looked_past(fake_druid: FakeDrui
 
 
 def test_plain_unknown_task_is_believed_at_once(fake_druid: FakeDruid, make_client) -> None:
-    from druid_ingest.wire._errors import UnknownTaskError
+    from druid_ingest.errors import UnknownTaskError
 
     client = make_client()
     with pytest.raises(UnknownTaskError):
@@ -220,8 +220,8 @@ def test_plain_unknown_task_is_believed_at_once(fake_druid: FakeDruid, make_clie
 
 
 def test_timeout_says_the_druid_task_still_runs_and_how_to_stop_it(fake_druid: FakeDruid, make_client) -> None:
+    from druid_ingest.errors import DruidWaitTimeoutError
     from druid_ingest.testing import TaskPlan
-    from druid_ingest.wire._errors import DruidWaitTimeoutError
 
     fake_druid.plan_next_task(TaskPlan(duration=30))
     client = make_client()

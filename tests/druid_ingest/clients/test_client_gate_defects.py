@@ -7,9 +7,9 @@ import copy
 import time
 
 import pytest
+from druid_ingest.errors import DruidTaskFailedError, DruidUsageError, DruidWaitTimeoutError
+from druid_ingest.ops import PollSchedule
 from druid_ingest.testing import FakeDruid, Fault, TaskPlan
-from druid_ingest.wire import PollSchedule
-from druid_ingest.wire._errors import DruidTaskFailedError, DruidUsageError, DruidWaitTimeoutError
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -140,7 +140,7 @@ def test_dot_path_segments_are_refused_before_any_http(fake_druid: FakeDruid, ma
 
 
 def test_an_empty_ingestion_is_an_error_of_its_own_with_druids_words(fake_druid: FakeDruid, make_client) -> None:
-    from druid_ingest.wire._errors import DruidEmptyIngestionError
+    from druid_ingest.errors import DruidEmptyIngestionError
 
     client = make_client()
     # the sampler sees a row the task will not have (the input changed after the probe): the task runs, and the

@@ -17,8 +17,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from druid_ingest.errors import DruidTLSError
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire._errors import DruidTLSError
 from druid_ingest.wire._retry import RetryPolicy
 
 

@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 from druid_ingest.clients import connect, druid_parameters
-from druid_ingest.wire import ClusterConfig, DruidUsageError, DruidValidationError, RetryPolicy
+from druid_ingest.errors import DruidUsageError, DruidValidationError
+from druid_ingest.wire import ClusterConfig, RetryPolicy
 
 
 @pytest.fixture

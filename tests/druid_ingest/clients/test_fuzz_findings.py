@@ -10,11 +10,11 @@ import math
 import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.api._reports import parse_report
+from druid_ingest.errors import DruidNotFoundError, DruidProtocolError, DruidRedirectError, SpecValidationError
 from druid_ingest.planning._plan import build_plan
 from druid_ingest.planning.spec import find_problems
 from druid_ingest.testing import index_parallel_spec
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidNotFoundError, DruidProtocolError, DruidRedirectError, SpecValidationError
 from druid_ingest.wire._http import Response, redirect_request_url
 
 DAY = "2026-07-16T00:00:00.000Z/2026-07-17T00:00:00.000Z"

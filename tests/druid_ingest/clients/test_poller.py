@@ -6,9 +6,10 @@ import asyncio
 
 from druid_ingest.clients._async_client import AsyncDruidClient, shared_client
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.testing import FakeDruid, TaskPlan
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 from tests.druid_ingest.sample_specs import day_spec
 

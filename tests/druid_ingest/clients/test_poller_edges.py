@@ -11,10 +11,10 @@ from druid_ingest.api._models import TaskStatus
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._poller import _merge_spans
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import DruidAuthError, UnknownTaskError
 from druid_ingest.ops._shared_reads import ServedQuery, StatusQuery
 from druid_ingest.testing import FakeDruid, Fault
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidAuthError, UnknownTaskError
 from druid_ingest.wire._retry import RetryPolicy
 
 from tests.druid_ingest.sample_specs import day_spec

@@ -14,11 +14,12 @@ import pytest
 import requests
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.errors import UnknownTaskError
 from druid_ingest.ops import WaitMemory
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.testing import FakeDruid, TaskPlan, index_parallel_spec
-from druid_ingest.wire import UnknownTaskError
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 FAST = PollSchedule(initial=0.05, max_delay=0.1, multiplier=1.0)
 SLOW = PollSchedule(initial=30.0, max_delay=60.0, multiplier=1.5)

@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable
 
 import pytest
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops import ChangeBatch, ServedChange, WatchCursor
 from druid_ingest.planning import build_compaction_plan
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import DruidUsageError
 
 from tests.druid_ingest.sample_specs import day_spec
 

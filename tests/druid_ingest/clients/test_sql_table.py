@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.api import SqlResult
+from druid_ingest.errors import DruidProtocolError, DruidValidationError
 from druid_ingest.testing import Fault
-from druid_ingest.wire import DruidProtocolError, DruidValidationError
 
 
 def test_parameters_and_context_are_sent_and_the_table_comes_back_typed(make_client, fake_druid):

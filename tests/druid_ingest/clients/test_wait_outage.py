@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 
 import pytest
+from druid_ingest.errors import DruidWaitTimeoutError
 from druid_ingest.ops import _outage
 from druid_ingest.testing import FakeDruid, Fault
-from druid_ingest.wire import DruidWaitTimeoutError, RetryPolicy
+from druid_ingest.wire import RetryPolicy
 
 from tests.druid_ingest.conftest import FAST_POLL
 from tests.druid_ingest.sample_specs import day_spec

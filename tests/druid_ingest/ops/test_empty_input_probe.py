@@ -10,9 +10,15 @@ from __future__ import annotations
 import time
 
 import pytest
+from druid_ingest.errors import (
+    DruidEmptyIngestionError,
+    DruidEmptyInputError,
+    DruidError,
+    DruidInputProbeError,
+    DruidInputProbeRefusedError,
+    is_fatal,
+)
 from druid_ingest.testing import FakeDruid, Fault, TaskPlan
-from druid_ingest.wire import DruidError, DruidInputProbeError, DruidInputProbeRefusedError, is_fatal
-from druid_ingest.wire._errors import DruidEmptyIngestionError, DruidEmptyInputError
 from druid_ingest.wire._retry import RetryPolicy
 
 from tests.druid_ingest.sample_specs import day_spec

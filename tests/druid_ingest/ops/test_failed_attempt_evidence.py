@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.api import ReportSummary, TaskStatus
+from druid_ingest.errors import DruidFatalError, DruidMayHavePublishedError, SpecValidationError, is_fatal
 from druid_ingest.ops import check_after_failed_publish
 from druid_ingest.ops._evidence import count_sql, next_attempt_line, published_nothing
 from druid_ingest.planning import build_plan
 from druid_ingest.testing import FakeDruid, TaskPlan
-from druid_ingest.wire import DruidFatalError, DruidMayHavePublishedError, SpecValidationError, is_fatal
 
 from tests.druid_ingest.sample_specs import day_spec
 

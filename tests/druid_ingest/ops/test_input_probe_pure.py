@@ -7,6 +7,7 @@ import json
 import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.api._models import InputSample
+from druid_ingest.errors import DruidProtocolError, DruidValidationError
 from druid_ingest.ops._input_probe import (
     PROBE_TIMEOUT_MS,
     describe_input,
@@ -15,7 +16,6 @@ from druid_ingest.ops._input_probe import (
     wants_probe,
 )
 from druid_ingest.planning._plan import build_plan
-from druid_ingest.wire._errors import DruidProtocolError, DruidValidationError
 from druid_ingest.wire._http import Response
 
 from tests.druid_ingest.sample_specs import day_spec

@@ -36,8 +36,8 @@ def test_the_handoff_verdict_is_settled_once_for_every_face() -> None:
     """pass/fail, the line, the level and the error of each gate outcome: the rule the Airflow and Dagster faces
     only map to their own exceptions (a fatal error: no retry can help)."""
     from druid_ingest.api._models import HandoffResult
+    from druid_ingest.errors import DruidEmptyIngestionError, DruidWaitTimeoutError, HandoffNeverError, is_fatal
     from druid_ingest.ops._outcomes import HandoffOutcome
-    from druid_ingest.wire import DruidEmptyIngestionError, DruidWaitTimeoutError, HandoffNeverError, is_fatal
 
     loaded = HandoffOutcome.of("t1", "ds", HandoffResult("loaded", 2, 2, detail="all served"))
     assert loaded.verdict() == loaded.verdict("pass", True)

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.api import InputSample, ReportSummary, TaskStatus
-from druid_ingest.ops._evidence import count_sql, next_attempt_line
-from druid_ingest.ops._input_probe import describe_input, empty_input_error, outside_error, probe_line, probe_refused
-from druid_ingest.planning import build_plan
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidError,
     DruidInputProbeError,
@@ -17,6 +14,9 @@ from druid_ingest.wire import (
     DruidMayHavePublishedError,
     DruidRetriesExhaustedError,
 )
+from druid_ingest.ops._evidence import count_sql, next_attempt_line
+from druid_ingest.ops._input_probe import describe_input, empty_input_error, outside_error, probe_line, probe_refused
+from druid_ingest.planning import build_plan
 
 from tests.druid_ingest.sample_specs import day_spec
 

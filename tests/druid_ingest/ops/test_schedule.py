@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.ops._history import CACHE, DurationHistory, HistoryCache, WaitMemory, ingestion_durations
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.ops._schedule import PredictedSchedule
 from druid_ingest.testing import FakeDruid, TaskPlan
-from druid_ingest.wire._retry import PollSchedule
 
 from tests.druid_ingest.sample_specs import day_spec
 

@@ -8,10 +8,11 @@ import time
 
 import pytest
 from druid_ingest import ClusterConfig, DruidClient
+from druid_ingest.ops import PollSchedule
 from druid_ingest.ops._history import CACHE, DurationHistory
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
-from druid_ingest.wire import PollSchedule, RetryPolicy
+from druid_ingest.wire import RetryPolicy
 
 from tests.druid_ingest.sample_specs import day_spec
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 from druid_ingest.api._models import Segment
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops.gate.timeline import bounds
 from druid_ingest.ops.watch.changes import ServedChange, coalesce, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
 from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, first_batch, next_look, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
-from druid_ingest.wire import DruidUsageError
 
 V1, V2, V3 = "2026-11-20T10:00:00.000Z", "2026-11-21T10:00:00.000Z", "2026-12-02T08:00:00.000Z"
 D1 = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
+from druid_ingest.errors import DruidAuthError, DruidConnectionError, DruidError
 from druid_ingest.ops import SHUTDOWN_RETRY, StepLine, SubmitOutcome, capacity_verdict, shutdown_task, submit_lines
-from druid_ingest.wire import DruidAuthError, DruidConnectionError, DruidError
 from druid_ingest.wire._http import Response
 
 

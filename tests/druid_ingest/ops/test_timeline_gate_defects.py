@@ -11,10 +11,10 @@ import time
 import urllib.request
 
 import pytest
+from druid_ingest.errors import DruidEmptyIngestionError
 from druid_ingest.ops import _handoff_wait as handoff_wait
 from druid_ingest.ops.gate import looks
 from druid_ingest.testing import FakeDruid, TaskPlan
-from druid_ingest.wire._errors import DruidEmptyIngestionError
 
 from tests.druid_ingest.sample_specs import day_spec
 

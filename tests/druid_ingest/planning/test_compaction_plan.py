@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from druid_ingest.errors import DruidNothingToCompactError, DruidTaskFailedError, SpecValidationError, is_fatal
 from druid_ingest.planning import build_compaction_plan
 from druid_ingest.testing import FakeDruid, TaskPlan
-from druid_ingest.wire import DruidNothingToCompactError, DruidTaskFailedError, SpecValidationError, is_fatal
 
 from tests.druid_ingest.sample_specs import day_spec
 

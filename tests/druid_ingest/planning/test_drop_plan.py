@@ -4,9 +4,10 @@ served; checked before any HTTP, safe to retry, and refused when it would cut a 
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import DruidUsageError, SpecValidationError
+from druid_ingest.ops import PollSchedule
 from druid_ingest.planning import build_drop_plan
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import DruidUsageError, PollSchedule, SpecValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -104,8 +105,8 @@ def test_the_drop_waits_while_the_coordinator_or_the_broker_still_serves_the_day
 def test_a_drop_that_stays_served_times_out_naming_what_is_served(fake: FakeDruid, make_client) -> None:
     import json
 
+    from druid_ingest.errors import DruidWaitTimeoutError
     from druid_ingest.testing import Fault
-    from druid_ingest.wire import DruidWaitTimeoutError
 
     client = make_client(fake.url)
     ingest_days(client, "2026-11-01")

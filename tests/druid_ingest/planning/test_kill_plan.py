@@ -5,9 +5,9 @@ the unused segments of the interval go, the used ones stay."""
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning import build_kill_plan
 from druid_ingest.testing import FakeDruid
-from druid_ingest.wire import SpecValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 

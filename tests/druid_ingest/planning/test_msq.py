@@ -11,9 +11,9 @@ import time
 import pytest
 from druid_ingest.api._msq_endpoints import parse_sql_task, sql_task
 from druid_ingest.api._msq_reports import parse_msq_report
+from druid_ingest.errors import DruidTaskFailedError, DuplicateTaskIdError, SpecValidationError
 from druid_ingest.planning._msq import build_msq_plan, check_statement
 from druid_ingest.testing import FakeDruid, TaskPlan
-from druid_ingest.wire._errors import DruidTaskFailedError, DuplicateTaskIdError, SpecValidationError
 from druid_ingest.wire._exchange import call
 
 from tests.druid_ingest.conftest import FAST_POLL

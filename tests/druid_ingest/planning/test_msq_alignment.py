@@ -7,9 +7,9 @@ the plan says it first, in Druid's words, with the buckets and hours and the fix
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning._msq import build_msq_plan
 from druid_ingest.planning._msq_partitions import partitioned_by
-from druid_ingest.wire._errors import SpecValidationError
 
 BERLIN_DST_DAY = "2026-10-24T22:00:00Z/2026-10-25T23:00:00Z"
 STATEMENT = """

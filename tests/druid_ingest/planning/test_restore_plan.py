@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from druid_ingest.errors import DruidUsageError, DruidWaitTimeoutError, SpecValidationError
+from druid_ingest.ops import PollSchedule
 from druid_ingest.planning import build_drop_plan, build_restore_plan
 from druid_ingest.testing import FakeDruid, Fault
-from druid_ingest.wire import DruidUsageError, DruidWaitTimeoutError, PollSchedule, SpecValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 

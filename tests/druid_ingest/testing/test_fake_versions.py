@@ -13,9 +13,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from druid_ingest.errors import DruidValidationError
 from druid_ingest.planning import build_drop_plan
 from druid_ingest.testing import FakeDruid, fake_versions
-from druid_ingest.wire import DruidValidationError
 
 from tests.druid_ingest.sample_specs import day_spec
 

@@ -7,6 +7,7 @@ import ssl
 
 import pytest
 import requests
+from druid_ingest.errors import DruidAuthError, DruidValidationError
 from druid_ingest.wire._advice import (
     auth_message,
     bad_request_hint,
@@ -15,7 +16,6 @@ from druid_ingest.wire._advice import (
     ssl_reason,
     tls_message,
 )
-from druid_ingest.wire._errors import DruidAuthError, DruidValidationError
 from druid_ingest.wire._http import Request, Response, raise_for_status
 
 URL = "https://druid.example.com:9088/druid/indexer/v1/task"

@@ -4,9 +4,9 @@ never printed, and a refused token gets a message naming the field to fix."""
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import DruidAuthError, DruidRedirectError
 from druid_ingest.testing import FakeDruid, Fault
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidAuthError, DruidRedirectError
 
 from tests.druid_ingest.sample_specs import day_spec
 

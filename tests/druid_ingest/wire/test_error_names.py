@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from druid_ingest.ops import HandoffOutcome, TaskOutcome
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidError,
     DruidFatalError,
     DruidLeaderUnavailableError,
@@ -19,6 +18,7 @@ from druid_ingest.wire import (
     retries_exhausted,
     taxonomy_class,
 )
+from druid_ingest.ops import HandoffOutcome, TaskOutcome
 
 
 def test_own_class_and_for_exhausted_retries_the_last_errors():

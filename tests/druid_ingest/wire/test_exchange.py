@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from druid_ingest.api import endpoints as ep
-from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidConnectionError,
     DruidRedirectError,
@@ -13,9 +12,11 @@ from druid_ingest.wire._errors import (
     DruidValidationError,
     DuplicateTaskIdError,
 )
+from druid_ingest.ops._poll_schedule import PollSchedule
+from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._exchange import HttpCall, Sleep, exchange
 from druid_ingest.wire._http import Response, raise_for_status
-from druid_ingest.wire._retry import PollSchedule, RetryPolicy
+from druid_ingest.wire._retry import RetryPolicy
 
 CFG = ClusterConfig(url="http://127.0.0.1:1", username="u", password="pw")
 FAST = RetryPolicy(max_attempts=4, initial_delay=0.01, max_delay=0.02, deadline=60)

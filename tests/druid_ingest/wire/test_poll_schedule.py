@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from druid_ingest.wire import DruidUsageError, PollSchedule
+from druid_ingest.errors import DruidUsageError
+from druid_ingest.ops import PollSchedule
 
 
 @pytest.mark.parametrize("bad", [0, -5, math.nan, math.inf, True, "30"])

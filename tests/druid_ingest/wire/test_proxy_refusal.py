@@ -4,8 +4,8 @@ the proxy's refusal, named as such, not Druid's "not permitted" (wire._http.rais
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import DruidAuthError, DruidFatalError, DruidProxyError
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidAuthError, DruidFatalError, DruidProxyError
 from druid_ingest.wire._http import Request, Response, classify, raise_for_status
 
 URL = "http://druid.internal:8888/druid/indexer/v1/workers"

@@ -12,8 +12,8 @@ import random
 
 import pytest
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidRetriesExhaustedError
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidRetriesExhaustedError
 from druid_ingest.wire._exchange import HttpCall, Sleep, exchange
 from druid_ingest.wire._http import Response
 from druid_ingest.wire._retry import RetryPolicy

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import DruidConnectionError, DruidProxyError, DruidTimeoutError, DruidTLSError
 from druid_ingest.wire import transport_error
-from druid_ingest.wire._errors import DruidConnectionError, DruidProxyError, DruidTimeoutError, DruidTLSError
 
 URL = "https://druid:8281/status"
 

@@ -4,9 +4,9 @@ gets the credentials on a leader redirect, over http and https alike; one given 
 from __future__ import annotations
 
 import pytest
+from druid_ingest.errors import DruidRedirectError
 from druid_ingest.testing import FakeDruid, Fault
 from druid_ingest.wire._config import ClusterConfig, netloc_of
-from druid_ingest.wire._errors import DruidRedirectError
 
 from tests.druid_ingest.sample_specs import day_spec
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from druid_ingest.api._models import TaskLock
-from druid_ingest.wire import DruidProtocolError, Request, Response, raise_for_status
+from druid_ingest.errors import DruidProtocolError
+from druid_ingest.wire import Request, Response, raise_for_status
 
 __all__ = ["INDEXER", "active_locks", "active_locks_of", "parse_active_locks"]
 

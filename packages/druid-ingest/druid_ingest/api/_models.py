@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from druid_ingest.api._jsonvalues import as_dict, as_int
+from druid_ingest.errors import DruidProtocolError
 from druid_ingest.planning import parse_instant
-from druid_ingest.wire import DruidProtocolError
 
 if TYPE_CHECKING:
     pass

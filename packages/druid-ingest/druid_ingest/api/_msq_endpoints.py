@@ -5,15 +5,9 @@ With the other endpoints (the Druid API), not with the statement planning of ``m
 
 from __future__ import annotations
 
+from druid_ingest.errors import DruidProtocolError, DuplicateTaskIdError
 from druid_ingest.planning import MsqPlan
-from druid_ingest.wire import (
-    DruidProtocolError,
-    DuplicateTaskIdError,
-    Request,
-    Response,
-    duplicate_id_in,
-    raise_for_status,
-)
+from druid_ingest.wire import Request, Response, duplicate_id_in, raise_for_status
 
 __all__ = ["parse_sql_task", "sql_task"]
 

@@ -15,7 +15,7 @@ from druid_ingest.api._jsonvalues import as_float, as_int
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.api._msq_reports import parse_msq_report
 from druid_ingest.api._report_summary import BUILD_SEGMENTS, COUNTERS, ReportSummary
-from druid_ingest.wire import DruidTaskFailedError
+from druid_ingest.errors import DruidTaskFailedError
 
 __all__ = [
     "MAX_ERROR_CHARS",

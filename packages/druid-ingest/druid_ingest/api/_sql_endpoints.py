@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from druid_ingest.wire import DruidProtocolError, Request, Response, raise_for_status
+from druid_ingest.errors import DruidProtocolError
+from druid_ingest.wire import Request, Response, raise_for_status
 
 __all__ = ["SQL_PATH", "SqlResult", "parse_sql_result", "sql_query"]
 

@@ -13,7 +13,8 @@ from druid_ingest.api._json_stream import json_items
 from druid_ingest.api._jsonvalues import as_int, as_str, as_text
 from druid_ingest.api._lock_endpoints import INDEXER
 from druid_ingest.api._models import TaskStatus
-from druid_ingest.wire import DruidProtocolError, Request, Response, UnknownTaskError, raise_for_status, seg
+from druid_ingest.errors import DruidProtocolError, UnknownTaskError
+from druid_ingest.wire import Request, Response, raise_for_status, seg
 
 __all__ = [
     "EPOCH",

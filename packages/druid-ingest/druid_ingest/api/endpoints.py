@@ -40,8 +40,9 @@ from druid_ingest.api._task_statuses import (
     tasks,
 )
 from druid_ingest.api._version_endpoint import DruidVersion, druid_version, parse_druid_version
+from druid_ingest.errors import DruidProtocolError
 from druid_ingest.planning import SQL_TASK_PATH
-from druid_ingest.wire import DruidProtocolError, Request, Response, Service, raise_for_status, seg
+from druid_ingest.wire import Request, Response, Service, raise_for_status, seg
 
 __all__ = [
     "COORD",

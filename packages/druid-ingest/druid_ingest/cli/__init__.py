@@ -34,8 +34,8 @@ from druid_ingest.cli.plans import SEGMENT_WRITES, cmd_compact, cmd_kill, cmd_se
 from druid_ingest.cli.sizing import cmd_pool, cmd_timeouts
 from druid_ingest.cli.terminal import connect, emit
 from druid_ingest.cli.watch import cmd_watch
+from druid_ingest.errors import DruidError
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, DEFAULT_TASK_TIMEOUT, WATCH_EVERY
-from druid_ingest.wire import DruidError
 
 __all__ = ["Register", "build_parser", "connect", "emit", "main", "run_plan"]
 

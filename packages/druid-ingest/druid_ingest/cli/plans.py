@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from druid_ingest.cli.terminal import connect, emit
-from druid_ingest.wire import SpecValidationError
+from druid_ingest.errors import SpecValidationError
 
 __all__ = ["SEGMENT_WRITES", "SegmentWriteVerb", "cmd_compact", "cmd_kill", "cmd_segment_write", "cmd_validate",
            "run_plan"]

@@ -16,8 +16,8 @@ import sys
 from typing import Any
 
 from druid_ingest.cli.terminal import connect, emit
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.ops import ingestion_durations, percentile, pool_size
-from druid_ingest.wire import SpecValidationError
 
 __all__ = ["INGESTION_TYPES", "cmd_pool", "cmd_timeouts"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from druid_ingest.cli.terminal import connect
-from druid_ingest.wire import DruidError, DruidFatalError
+from druid_ingest.errors import DruidError, DruidFatalError
 
 __all__ = ["cmd_watch"]
 

@@ -21,10 +21,10 @@ import aiohttp
 from druid_ingest.clients._endpoint_calls import AsyncMode
 from druid_ingest.clients._facade import ClientFacade
 from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
+from druid_ingest.errors import DruidError
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     ClusterConfig,
-    DruidError,
     Exchange,
     HttpCall,
     Operation,

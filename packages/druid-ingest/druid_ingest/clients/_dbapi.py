@@ -4,7 +4,7 @@ Why not pydruid's ``pydruid.db``: it is a second HTTP stack (its own ``requests`
 trusted-host rule for credentials on redirects, its own TLS options), so a query would be retried, authenticated
 and verified differently from every other call this package makes. Here each ``execute`` is one
 ``DruidClient.sql_table`` call, through the core's exchange: the same retries, timeouts, TLS and credential
-rules, and the same error taxonomy (a refused query raises :class:`~druid_ingest.wire.DruidValidationError`
+rules, and the same error taxonomy (a refused query raises :class:`~druid_ingest.errors.DruidValidationError`
 with Druid's own ``errorMessage``).
 
 Druid SQL is read-only here (ingestion goes through tasks), so there are no transactions: ``commit`` does
@@ -22,7 +22,8 @@ from typing import Any
 
 from druid_ingest.api import SqlResult
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.wire import ClusterConfig, DruidError, DruidUsageError, RetryPolicy
+from druid_ingest.errors import DruidError, DruidUsageError
+from druid_ingest.wire import ClusterConfig, RetryPolicy
 
 __all__ = [
     "DbApiConnection",

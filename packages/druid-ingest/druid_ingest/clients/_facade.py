@@ -22,6 +22,7 @@ from druid_ingest.ops import (
     HandoffOutcome,
     IngestionOutcome,
     IngestResult,
+    PollSchedule,
     SegmentWriteResult,
     SubmitOutcome,
     TaskOutcome,
@@ -39,7 +40,7 @@ from druid_ingest.ops import ingest as ingest_op
 from druid_ingest.ops.gate import steps as gate
 from druid_ingest.ops.watch import look as watch
 from druid_ingest.planning import Plan, SegmentWritePlan, base_task_id, build_plan
-from druid_ingest.wire import Operation, PollSchedule, ProgressSink
+from druid_ingest.wire import Operation, ProgressSink
 
 __all__ = ["ClientFacade", "as_plan"]
 

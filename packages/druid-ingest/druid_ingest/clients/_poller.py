@@ -25,6 +25,7 @@ from typing import Any
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError, UnknownTaskError
 from druid_ingest.ops import (
     ServedQuery,
     StatusQuery,
@@ -37,16 +38,7 @@ from druid_ingest.ops import (
     task_history,
 )
 from druid_ingest.planning import parse_interval
-from druid_ingest.wire import (
-    DruidAuthError,
-    DruidError,
-    DruidNotFoundError,
-    DruidValidationError,
-    Operation,
-    SharedRead,
-    UnknownTaskError,
-    call,
-)
+from druid_ingest.wire import Operation, SharedRead, call
 
 __all__ = ["DEFAULT_TICK", "LIST_EVERY", "LIST_MIN", "LOCK_FILTERS_PER_POST", "SharedPoller"]
 

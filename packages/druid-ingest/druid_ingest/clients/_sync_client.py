@@ -15,11 +15,11 @@ import requests
 
 from druid_ingest.clients._endpoint_calls import SyncMode
 from druid_ingest.clients._facade import ClientFacade
+from druid_ingest.errors import DruidError
 from druid_ingest.ops import direct
 from druid_ingest.wire import (
     USER_AGENT,
     ClusterConfig,
-    DruidError,
     Exchange,
     HttpCall,
     Operation,

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         SubmitOutcome,
         TaskOutcome,
     )
+    from ._poll_schedule import PollSchedule
     from ._progress import ProgressItem, ProgressLines, describe_progress
     from ._segment_write import SegmentWriteResult
     from ._shared_reads import (
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 #: where each public name lives
 _WHERE = {
+    "PollSchedule": "_poll_schedule",
     "AFTER_FAILED_PUBLISH": "_evidence",
     "AfterFailedPublish": "_evidence",
     "check_after_failed_publish": "_evidence",
@@ -123,6 +125,7 @@ __all__ = [
     "IngestionOutcome",
     "NothingToCompact",
     "OnNever",
+    "PollSchedule",
     "ProgressItem",
     "ProgressLines",
     "SegmentWriteResult",

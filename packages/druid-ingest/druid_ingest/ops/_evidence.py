@@ -15,9 +15,9 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from druid_ingest.api import ReportSummary, TaskStatus
+from druid_ingest.errors import DruidMayHavePublishedError, SpecProblem, SpecValidationError
 from druid_ingest.planning import Plan
 from druid_ingest.planning.spec.intervals import parse_interval
-from druid_ingest.wire import DruidMayHavePublishedError, SpecProblem, SpecValidationError
 
 __all__ = ["AFTER_FAILED_PUBLISH", "AfterFailedPublish", "check_after_failed_publish", "count_sql",
            "next_attempt_line", "published_nothing"]

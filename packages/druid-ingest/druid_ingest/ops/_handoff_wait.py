@@ -15,12 +15,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from druid_ingest.api import HandoffResult, HandoffTarget
+from druid_ingest.errors import DruidError
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import HandoffOutcome
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.ops.gate.looks import HandoffLooks
 from druid_ingest.ops.gate.steps import gate_chunks, gate_step
-from druid_ingest.wire import DruidError, Operation, PollSchedule, Progress, Sleep
+from druid_ingest.wire import Operation, Progress, Sleep
 
 __all__ = ["NEVER_PROBE_EVERY", "REREAD_EVERY", "watch_handoff"]
 

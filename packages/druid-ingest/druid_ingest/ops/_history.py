@@ -21,8 +21,9 @@ from typing import Generic, TypeVar
 
 from druid_ingest.api import ClusterCapacity, TaskStatus
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidError
 from druid_ingest.planning import parse_instant
-from druid_ingest.wire import DruidError, Operation, call
+from druid_ingest.wire import Operation, call
 
 __all__ = [
     "CACHE",

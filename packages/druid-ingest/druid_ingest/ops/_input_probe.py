@@ -14,9 +14,7 @@ from typing import Any
 
 from druid_ingest.api import InputSample
 from druid_ingest.api import endpoints as ep
-from druid_ingest.planning import Plan
-from druid_ingest.planning.spec.intervals import parse_interval
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidEmptyInputError,
     DruidError,
@@ -24,8 +22,10 @@ from druid_ingest.wire import (
     DruidInputProbeError,
     DruidInputProbeRefusedError,
     DruidRetriesExhaustedError,
-    Request,
 )
+from druid_ingest.planning import Plan
+from druid_ingest.planning.spec.intervals import parse_interval
+from druid_ingest.wire import Request
 
 __all__ = [
     "LOOK_ROWS",

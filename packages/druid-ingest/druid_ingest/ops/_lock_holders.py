@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from druid_ingest.api import TaskLock, TaskStatus
 from druid_ingest.api import endpoints as ep
-from druid_ingest.wire import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError, Operation, call
+from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError
+from druid_ingest.wire import Operation, call
 
 __all__ = ["HOLDERS_AFTER", "HOLDERS_EVERY", "holders_line", "lock_holders"]
 

@@ -12,9 +12,9 @@ written) and nothing is submitted again (``ensure_submitted`` adopts that FAILED
 from __future__ import annotations
 
 from druid_ingest.api import TaskStatus
+from druid_ingest.errors import DruidNothingToCompactError
 from druid_ingest.ops._outcomes import NothingToCompact, TaskOutcome
 from druid_ingest.planning import Plan
-from druid_ingest.wire import DruidNothingToCompactError
 
 __all__ = ["DRUID_NOTHING_TO_COMPACT", "failed_for_want_of_segments", "nothing_to_compact"]
 

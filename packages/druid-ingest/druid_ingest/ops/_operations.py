@@ -18,6 +18,16 @@ from druid_ingest.api import (
     task_failed_error,
 )
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import (
+    DruidAuthError,
+    DruidError,
+    DruidNotFoundError,
+    DruidTaskFailedError,
+    DruidUsageError,
+    DruidValidationError,
+    DuplicateTaskIdError,
+    UnknownTaskError,
+)
 from druid_ingest.ops._evidence import AfterFailedPublish, next_attempt_line
 from druid_ingest.ops._input_probe import (
     LOOK_ROWS,
@@ -32,19 +42,7 @@ from druid_ingest.ops._nothing_to_compact import failed_for_want_of_segments
 from druid_ingest.ops._outcomes import SubmitOutcome
 from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.planning import Plan, attempt_id
-from druid_ingest.wire import (
-    DruidAuthError,
-    DruidError,
-    DruidNotFoundError,
-    DruidTaskFailedError,
-    DruidUsageError,
-    DruidValidationError,
-    DuplicateTaskIdError,
-    Operation,
-    Sleep,
-    UnknownTaskError,
-    call,
-)
+from druid_ingest.wire import Operation, Sleep, call
 
 __all__ = [
     "bulk_status",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from druid_ingest.wire import DruidError, DruidRetriesExhaustedError, DruidTransientError
+from druid_ingest.errors import DruidError, DruidRetriesExhaustedError, DruidTransientError
 
 __all__ = ["OUTAGE_LOG_EVERY", "Outage", "is_transient"]
 

@@ -12,9 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from druid_ingest.api import HandoffResult, ReportSummary, TaskStatus, bounded, task_failed_error
-from druid_ingest.ops._input_probe import PROBE_READ_OK
-from druid_ingest.ops._options import OnNever, check_on_never
-from druid_ingest.wire import (
+from druid_ingest.errors import (
     DruidEmptyIngestionError,
     DruidError,
     DruidTaskFailedError,
@@ -23,6 +21,8 @@ from druid_ingest.wire import (
     error_names,
     is_fatal,
 )
+from druid_ingest.ops._input_probe import PROBE_READ_OK
+from druid_ingest.ops._options import OnNever, check_on_never
 
 __all__ = [
     "HANDOFF_KINDS",

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from druid_ingest.ops._history import DurationHistory
-from druid_ingest.wire import PollSchedule
+from druid_ingest.ops._poll_schedule import PollSchedule
 
 __all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "PredictedSchedule", "fixed_delay"]
 

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 
 from druid_ingest.api import Segment
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidUsageError, DruidWaitTimeoutError
+from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.ops._schedule import fixed_delay
 from druid_ingest.ops.gate.timeline import IntervalIndex, contains, visible
 from druid_ingest.ops.gate.verdict import span_of
 from druid_ingest.planning import SegmentWritePlan, segment_write_api
-from druid_ingest.wire import DruidUsageError, DruidWaitTimeoutError, Operation, PollSchedule, Progress, Sleep, call
+from druid_ingest.wire import Operation, Progress, Sleep, call
 
 __all__ = ["SegmentWriteResult", "cut_segments", "segment_write", "watch_segment_state", "write_segments"]
 

@@ -16,17 +16,10 @@ from typing import Any
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops.gate.timeline import version_key
-from druid_ingest.wire import (
-    DruidAuthError,
-    DruidError,
-    DruidNotFoundError,
-    DruidValidationError,
-    Operation,
-    SharedRead,
-    call,
-)
+from druid_ingest.wire import Operation, SharedRead, call
 
 __all__ = [
     "ServedQuery", "StatusQuery", "TaskQuery", "ceiling_from_locks", "direct", "first_look", "holds_lock",

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
+from druid_ingest.errors import DruidAuthError, DruidError
 from druid_ingest.ops._capacity import cluster_capacity, slots_finding
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._outcomes import SubmitOutcome
-from druid_ingest.wire import DruidAuthError, DruidError, Operation, RetryPolicy
+from druid_ingest.wire import Operation, RetryPolicy
 
 __all__ = ["SHUTDOWN_RETRY", "StepLine", "capacity_verdict", "shutdown_task", "submit_lines"]
 

@@ -14,10 +14,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json
 from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._work import NATIVE_TASK_PATH, WorkKind
-from druid_ingest.wire import Request, SpecProblem, SpecValidationError
+from druid_ingest.wire import Request
 
 __all__ = ["KillPlan", "build_kill_plan"]
 

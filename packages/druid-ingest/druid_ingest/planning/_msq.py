@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning._ids import base_task_id, canonical_interval, canonical_json, invalid_task_id_reason
 from druid_ingest.planning._msq_partitions import partitioned_by_problem
 from druid_ingest.planning._work import WorkKind
 from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms
 from druid_ingest.planning.spec.render import render_sql
-from druid_ingest.wire import Request, SpecProblem, SpecValidationError
+from druid_ingest.wire import Request
 
 __all__ = [
     "MSQ_TASK_PREFIX",

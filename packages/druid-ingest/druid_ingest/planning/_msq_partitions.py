@@ -12,6 +12,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec.alignment import (
     AIRFLOW_TERMS,
     OPT_IN,
@@ -21,7 +22,6 @@ from druid_ingest.planning.spec.alignment import (
     lost_text,
 )
 from druid_ingest.planning.spec.buckets import ALL, Buckets, Unreadable, buckets_of
-from druid_ingest.wire import SpecProblem
 
 __all__ = ["partitioned_by", "partitioned_by_problem"]
 

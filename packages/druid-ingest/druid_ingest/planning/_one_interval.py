@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec.intervals import parse_interval
-from druid_ingest.wire import SpecProblem
 
 __all__ = ["one_interval_problems"]
 

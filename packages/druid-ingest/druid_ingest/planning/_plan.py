@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning._ids import base_task_id, canonical_json
 from druid_ingest.planning._work import NATIVE_TASK_PATH, WorkKind
 from druid_ingest.planning.spec import find_problems, find_warnings, render_spec, spec_facts
@@ -19,7 +20,7 @@ from druid_ingest.planning.spec.alignment import AIRFLOW_TERMS, ScheduleTerms, a
 from druid_ingest.planning.spec.facts import IngestionMode
 from druid_ingest.planning.spec.preflight import FATAL_HINT, PREFLIGHT_HINT, Preflight, check_preflight, fatal_problems
 from druid_ingest.planning.spec.render import TemplateSource
-from druid_ingest.wire import Request, SpecValidationError
+from druid_ingest.wire import Request
 
 __all__ = ["IngestionPlan", "build_plan"]
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning._ids import base_task_id, canonical_interval
 from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._segment_write import OVERLORD_API, SegmentWriteApi
 from druid_ingest.planning._work import WorkKind
-from druid_ingest.wire import Request, SpecValidationError, seg
+from druid_ingest.wire import Request, seg
 
 __all__ = ["RestorePlan", "build_restore_plan"]
 

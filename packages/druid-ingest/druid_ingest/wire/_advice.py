@@ -14,13 +14,7 @@ from http import HTTPStatus
 from typing import Literal
 from urllib.parse import urlsplit
 
-from druid_ingest.wire._errors import (
-    DruidConnectionError,
-    DruidError,
-    DruidProxyError,
-    DruidTimeoutError,
-    DruidTLSError,
-)
+from druid_ingest.errors import DruidConnectionError, DruidError, DruidProxyError, DruidTimeoutError, DruidTLSError
 
 __all__ = [
     "TransportFailure",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import ssl
 
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.wire._config import ClusterConfig
-from druid_ingest.wire._errors import DruidUsageError
 
 __all__ = ["check_client_cert", "load_client_cert"]
 

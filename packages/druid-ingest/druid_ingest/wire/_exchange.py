@@ -16,10 +16,9 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from druid_ingest.errors import DruidError, DruidRedirectError, DruidTimeoutError, retries_exhausted
 from druid_ingest.wire._config import ClusterConfig, netloc_of
-from druid_ingest.wire._errors import DruidError, DruidRedirectError, DruidTimeoutError
 from druid_ingest.wire._http import MAX_REDIRECTS, Request, Response, classify, redirect_request_url, transient_error
-from druid_ingest.wire._outage_errors import retries_exhausted
 from druid_ingest.wire._retry import RetryPolicy
 
 __all__ = [

@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
-from druid_ingest.wire._advice import auth_message, bad_request_hint, client_cert_refusal, proxy_forward_refusal
-from druid_ingest.wire._config import ClusterConfig, Service, netloc_of
-from druid_ingest.wire._errors import (
+from druid_ingest.errors import (
     DruidAuthError,
     DruidError,
     DruidLeaderUnavailableError,
@@ -33,6 +31,8 @@ from druid_ingest.wire._errors import (
     DuplicateTaskIdError,
     UnknownTaskError,
 )
+from druid_ingest.wire._advice import auth_message, bad_request_hint, client_cert_refusal, proxy_forward_refusal
+from druid_ingest.wire._config import ClusterConfig, Service, netloc_of
 
 __all__ = [
     "MAX_ERROR_BODY",

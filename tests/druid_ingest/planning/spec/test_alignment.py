@@ -10,11 +10,11 @@ import copy
 from typing import Any
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning._plan import build_plan
 from druid_ingest.planning.spec.alignment import alignment_findings
 from druid_ingest.planning.spec.buckets import Buckets, buckets_of
 from druid_ingest.planning.spec.intervals import parse_instant
-from druid_ingest.wire._errors import SpecValidationError
 
 from tests.druid_ingest.sample_specs import BASE
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning._ids import canonical_json
 from druid_ingest.planning._plan import build_plan
-from druid_ingest.wire._errors import SpecValidationError
 
 from tests.druid_ingest.planning.spec.test_validate import DELETE, mutated
 

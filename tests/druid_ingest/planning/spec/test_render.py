@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning.spec import find_problems, load_template, render_spec
-from druid_ingest.wire._errors import SpecValidationError
 
 BARE: dict[str, Any] = {
     "dataSchema": {

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+from druid_ingest.errors import SpecValidationError
 from druid_ingest.planning.spec import (
     find_problems,
     find_warnings,
@@ -15,7 +16,6 @@ from druid_ingest.planning.spec import (
     task_slots,
     validate_spec,
 )
-from druid_ingest.wire._errors import SpecValidationError
 
 from tests.druid_ingest.sample_specs import guide_spec
 

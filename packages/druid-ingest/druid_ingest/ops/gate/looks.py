@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from druid_ingest.ops._history import percentile
-from druid_ingest.wire import PollSchedule
+from druid_ingest.ops._poll_schedule import PollSchedule
 
 __all__ = ["DENSE_STEP", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "WINDOW_END", "HandoffLooks"]
 

@@ -21,6 +21,7 @@ from druid_ingest.api import (
     TaskStatus,
 )
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidError, DruidNotFoundError, DruidUsageError
 from druid_ingest.ops._operations import failure, report_summary
 from druid_ingest.ops._shared_reads import ServedQuery
 from druid_ingest.ops.gate.verdict import (
@@ -34,13 +35,7 @@ from druid_ingest.ops.gate.verdict import (
     version_key,
 )
 from druid_ingest.planning import parse_instant
-from druid_ingest.wire import (
-    DruidError,
-    DruidNotFoundError,
-    DruidUsageError,
-    Operation,
-    call,
-)
+from druid_ingest.wire import Operation, call
 
 __all__ = [
     "check_handoff",

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops.gate.timeline import format_instant
 from druid_ingest.ops.watch.state import WRITERS, Chunk, served_digest
 from druid_ingest.planning import parse_instant, parse_interval
-from druid_ingest.wire import DruidUsageError
 
 __all__ = ["CURSOR_FORMAT", "WatchCursor", "start_cursor"]
 

@@ -14,13 +14,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from druid_ingest.api import endpoints as ep
+from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops.gate.timeline import format_instant
 from druid_ingest.ops.watch.changes import ChangeKind, ServedChange, diff
 from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
 from druid_ingest.ops.watch.state import served_digest, served_state
 from druid_ingest.planning import parse_interval
 from druid_ingest.planning.spec.intervals import ETERNITY_END, ETERNITY_START
-from druid_ingest.wire import DruidUsageError, Operation, call
+from druid_ingest.wire import Operation, call
 
 __all__ = [
     "ALL_TIME", "REPORTED_KINDS", "WATCH_EVERY", "ChangeBatch", "first_batch", "next_look", "served_changes",

@@ -10,8 +10,8 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec.jackson import Invalid, read_bool, read_int
-from druid_ingest.wire import SpecProblem
 
 
 def json_type(value: Any) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec.jackson import truthy
-from druid_ingest.wire import SpecProblem
 
 __all__ = ["legacy_tuning_warnings"]
 

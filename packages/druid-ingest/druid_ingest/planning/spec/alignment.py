@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec._shape import as_task_shape
 from druid_ingest.planning.spec.buckets import Buckets, Unreadable, buckets_of
 from druid_ingest.planning.spec.intervals import parse_interval
 from druid_ingest.planning.spec.jackson import truthy
-from druid_ingest.wire import SpecProblem
 
 __all__ = ["AIRFLOW_TERMS", "OPT_IN", "ScheduleTerms", "alignment_findings", "finest_aligning", "fmt_span",
            "fmt_window", "lost_text"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from druid_ingest.wire import SpecProblem
+from druid_ingest.errors import SpecProblem
 
 __all__ = ["other_kind_problem"]
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
+from druid_ingest.errors import SpecProblem
 from druid_ingest.planning.spec._collect import Collector
 from druid_ingest.planning.spec._json_check import check_json_values
 from druid_ingest.planning.spec._shape import as_task_shape
 from druid_ingest.planning.spec.intervals import parse_interval
-from druid_ingest.wire import SpecProblem
 
 __all__ = ["FATAL_HINT", "PREFLIGHT_HINT", "RENDER_HINT", "Preflight", "check_preflight", "fatal_problems"]
 

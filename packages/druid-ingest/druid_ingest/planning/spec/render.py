@@ -16,9 +16,9 @@ from typing import Any
 
 from jinja2 import Environment, StrictUndefined, TemplateSyntaxError, Undefined, UndefinedError
 
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning.spec._shape import as_task_shape
 from druid_ingest.planning.spec.preflight import RENDER_HINT
-from druid_ingest.wire import SpecProblem, SpecValidationError
 
 __all__ = [
     "CLOUD_SCHEMES",

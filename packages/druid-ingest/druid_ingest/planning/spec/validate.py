@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from druid_ingest.errors import SpecProblem, SpecValidationError
 from druid_ingest.planning._ids import ID_RULES, MAX_ID_LENGTH, druid_id_problem
 from druid_ingest.planning.spec import known_keys as kk
 from druid_ingest.planning.spec._collect import Collector, json_type
@@ -21,7 +22,6 @@ from druid_ingest.planning.spec.intervals import parse_duration, parse_interval
 from druid_ingest.planning.spec.jackson import read_int
 from druid_ingest.planning.spec.kinds import other_kind_problem
 from druid_ingest.planning.spec.preflight import PREFLIGHT_HINT
-from druid_ingest.wire import SpecProblem, SpecValidationError
 
 __all__ = ["find_problems", "find_warnings", "validate_spec"]
 

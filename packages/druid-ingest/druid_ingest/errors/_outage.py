@@ -6,7 +6,7 @@ event's class names find each by its module name; :func:`error_from_names` rebui
 
 from __future__ import annotations
 
-from druid_ingest.wire._errors import (
+from druid_ingest.errors._taxonomy import (
     DruidConnectionError,
     DruidError,
     DruidFatalError,

@@ -197,7 +197,7 @@ class UnknownTaskError(DruidFatalError):
 class DruidRetriesExhaustedError(DruidError):
     """Transient failures outlasted the retry policy (attempts or deadline). Wraps the last error.
 
-    Raised as ``retries_exhausted`` builds it (``_outage_errors.py``): also an instance of the last error's class,
+    Raised as ``retries_exhausted`` builds it (``errors/_outage.py``): also an instance of the last error's class,
     so a rule keyed on ``DruidLeaderUnavailableError`` (Airflow's ``RetryRule``) matches the outage that the
     retries could not get past."""
 
@@ -283,7 +283,7 @@ class HandoffNeverError(DruidError):
 
 class DruidWaitTimeoutError(DruidError):
     """A wait (task to terminal, or handoff) exceeded its deadline. Met during an outage it is also the outage's
-    last error class (a ``WaitTimeout...`` class in ``_outage_errors.py``), as :class:`DruidRetriesExhaustedError`
+    last error class (a ``WaitTimeout...`` class in ``errors/_outage.py``), as :class:`DruidRetriesExhaustedError`
     is."""
 
 
