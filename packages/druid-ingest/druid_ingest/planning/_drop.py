@@ -15,26 +15,19 @@ It is not a task: nothing to adopt, and a retry re-sends a request that changes 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from druid_ingest.errors import SpecValidationError
-from druid_ingest.planning._ids import base_task_id, canonical_interval
-from druid_ingest.planning._one_interval import one_interval_problems
-from druid_ingest.planning._segment_write import OVERLORD_API, SegmentWriteApi
+from druid_ingest.planning._segment_write import IntervalWrite, checked_interval
 from druid_ingest.planning._work import WorkKind
-from druid_ingest.wire import Request, seg
 
 __all__ = ["DropPlan", "build_drop_plan"]
 
 
 @dataclass(frozen=True)
-class DropPlan:
+class DropPlan(IntervalWrite):
     """A valid drop of one interval. Build it with :func:`build_drop_plan`."""
 
-    datasource: str
-    intervals: tuple[str, ...]
-    base_task_id: str
-    peak_slots: int = 0
-    warnings: tuple[str, ...] = ()
+    ACTION: ClassVar[str] = "markUnused"
 
     @property
     def kind(self) -> WorkKind:
@@ -45,49 +38,15 @@ class DropPlan:
         return "DROP"
 
     @property
-    def append(self) -> bool:
-        return False
-
-    @property
-    def probes_input(self) -> bool:
-        return False
-
-    @property
-    def publishes(self) -> bool:
-        return False
-
-    @property
-    def runs_task(self) -> bool:
-        return False  # one request: nothing to adopt, nothing to wait for but the unloading
-
-    @property
-    def task_spec(self) -> None:
-        return None
+    def wants_served(self) -> bool:
+        return False  # green once nothing in the interval is served
 
     def describe(self) -> str:
         return (f"DROP {', '.join(self.intervals)} of {self.datasource!r}: mark its segments unused, so Druid stops "
                 f"serving them (deep storage keeps them until a kill); name {self.base_task_id}")
 
-    @property
-    def wants_served(self) -> bool:
-        return False  # green once nothing in the interval is served
-
-    def submit_request(self, task_id: str) -> Request:
-        """The Overlord's ``markUnused`` for the interval (``task_id`` only names the drop in logs)."""
-        return self.write_request(OVERLORD_API)
-
-    def write_request(self, api: SegmentWriteApi) -> Request:
-        """``markUnused`` of the interval through ``api`` (the same body on both services)."""
-        path = api.path(seg(self.datasource, 'datasource'), "markUnused")
-        return Request("POST", api.service, path, json_body={"interval": self.intervals[0]})
-
 
 def build_drop_plan(datasource: str, interval: str, *, idempotency_key: str | None = None) -> DropPlan:
     """Check a drop of ``interval`` of ``datasource`` (no HTTP); every problem named with its field."""
-    problems, _ = one_interval_problems(datasource, interval, purpose="to drop from")
-    if problems:
-        raise SpecValidationError(problems, subject="drop request")
-    canonical = canonical_interval(interval)
-    name = base_task_id({"type": "drop", "dataSource": datasource, "interval": canonical}, datasource, [canonical],
-                        idempotency_key, "drop")
+    canonical, name = checked_interval("drop", datasource, interval, idempotency_key, purpose="to drop from")
     return DropPlan(datasource, (canonical,), name)

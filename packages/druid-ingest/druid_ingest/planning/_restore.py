@@ -15,26 +15,19 @@ It is not a task: nothing to adopt, and a retry re-sends a request that changes 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from druid_ingest.errors import SpecValidationError
-from druid_ingest.planning._ids import base_task_id, canonical_interval
-from druid_ingest.planning._one_interval import one_interval_problems
-from druid_ingest.planning._segment_write import OVERLORD_API, SegmentWriteApi
+from druid_ingest.planning._segment_write import IntervalWrite, checked_interval
 from druid_ingest.planning._work import WorkKind
-from druid_ingest.wire import Request, seg
 
 __all__ = ["RestorePlan", "build_restore_plan"]
 
 
 @dataclass(frozen=True)
-class RestorePlan:
+class RestorePlan(IntervalWrite):
     """A valid restore of one interval. Build it with :func:`build_restore_plan`."""
 
-    datasource: str
-    intervals: tuple[str, ...]
-    base_task_id: str
-    peak_slots: int = 0
-    warnings: tuple[str, ...] = ()
+    ACTION: ClassVar[str] = "markUsed"
 
     @property
     def kind(self) -> WorkKind:
@@ -45,26 +38,6 @@ class RestorePlan:
         return "RESTORE"
 
     @property
-    def append(self) -> bool:
-        return False
-
-    @property
-    def probes_input(self) -> bool:
-        return False
-
-    @property
-    def publishes(self) -> bool:
-        return False  # no task publishes: its own wait (wants_served) is the gate
-
-    @property
-    def runs_task(self) -> bool:
-        return False
-
-    @property
-    def task_spec(self) -> None:
-        return None
-
-    @property
     def wants_served(self) -> bool:
         return True  # green once what the interval shows again is served and routed
 
@@ -72,22 +45,8 @@ class RestorePlan:
         return (f"RESTORE {', '.join(self.intervals)} of {self.datasource!r}: mark its unused segments used again, "
                 f"so Druid serves them (not once a kill deleted them); name {self.base_task_id}")
 
-    def submit_request(self, task_id: str) -> Request:
-        """The Overlord's ``markUsed`` for the interval (``task_id`` only names the restore in logs)."""
-        return self.write_request(OVERLORD_API)
-
-    def write_request(self, api: SegmentWriteApi) -> Request:
-        """``markUsed`` of the interval through ``api`` (the same body on both services)."""
-        path = api.path(seg(self.datasource, "datasource"), "markUsed")
-        return Request("POST", api.service, path, json_body={"interval": self.intervals[0]})
-
 
 def build_restore_plan(datasource: str, interval: str, *, idempotency_key: str | None = None) -> RestorePlan:
     """Check a restore of ``interval`` of ``datasource`` (no HTTP); every problem named with its field."""
-    problems, _ = one_interval_problems(datasource, interval, purpose="to restore")
-    if problems:
-        raise SpecValidationError(problems, subject="restore request")
-    canonical = canonical_interval(interval)
-    name = base_task_id({"type": "restore", "dataSource": datasource, "interval": canonical}, datasource,
-                        [canonical], idempotency_key, "restore")
+    canonical, name = checked_interval("restore", datasource, interval, idempotency_key, purpose="to restore")
     return RestorePlan(datasource, (canonical,), name)

@@ -15,13 +15,17 @@ operation picks the API by the version ``/status`` reports (:func:`segment_write
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
+from druid_ingest.errors import SpecValidationError
+from druid_ingest.planning._ids import base_task_id, canonical_interval
+from druid_ingest.planning._one_interval import one_interval_problems
 from druid_ingest.planning._versions import druid_release
 from druid_ingest.planning._work import Plan
-from druid_ingest.wire import Request
+from druid_ingest.wire import Request, seg
 
-__all__ = ["OVERLORD_API", "SegmentWrite", "SegmentWriteApi", "SegmentWritePlan", "segment_write_api"]
+__all__ = ["OVERLORD_API", "IntervalWrite", "SegmentWrite", "SegmentWriteApi", "SegmentWritePlan", "checked_interval",
+           "segment_write_api"]
 
 #: the Overlord's segment write API (``OverlordDataSourcesResource``, Druid 32 and later)
 OVERLORD_DATASOURCES = "/druid/indexer/v1/datasources"
@@ -83,3 +87,61 @@ class SegmentWrite(Protocol):
 
 class SegmentWritePlan(Plan, SegmentWrite, Protocol):
     """A plan whose work is one segment write (``runs_task`` False): what the generic faces take."""
+
+
+@dataclass(frozen=True)
+class IntervalWrite:
+    """What every segment write of one interval shares (a drop, a restore): the plan's fields, no task, no probe,
+    nothing published, and the one request (``ACTION`` of the interval, the same body on both services). A kind
+    adds its ``kind``, ``mode``, ``wants_served``, ``describe()`` and ``ACTION``."""
+
+    #: Druid's action, the last path segment of the request (``markUnused``, ``markUsed``)
+    ACTION: ClassVar[str]
+
+    datasource: str
+    intervals: tuple[str, ...]
+    base_task_id: str
+    peak_slots: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def append(self) -> bool:
+        return False
+
+    @property
+    def probes_input(self) -> bool:
+        return False
+
+    @property
+    def publishes(self) -> bool:
+        return False  # no task publishes: the wait for the served state (wants_served) is the gate
+
+    @property
+    def runs_task(self) -> bool:
+        return False  # one request: nothing to adopt, and a retry re-sends what changes nothing the second time
+
+    @property
+    def task_spec(self) -> None:
+        return None
+
+    def submit_request(self, task_id: str) -> Request:
+        """The Overlord's request for the interval (``task_id`` only names the write in logs)."""
+        return self.write_request(OVERLORD_API)
+
+    def write_request(self, api: SegmentWriteApi) -> Request:
+        """``ACTION`` of the interval through ``api`` (the same body on both services)."""
+        path = api.path(seg(self.datasource, "datasource"), self.ACTION)
+        return Request("POST", api.service, path, json_body={"interval": self.intervals[0]})
+
+
+def checked_interval(kind: str, datasource: str, interval: str, idempotency_key: str | None, *,
+                     purpose: str) -> tuple[str, str]:
+    """The canonical interval and the deterministic name of a ``kind`` write of it (no HTTP); SpecValidationError
+    naming each bad field (``purpose`` completes "the datasource ...")."""
+    problems, _ = one_interval_problems(datasource, interval, purpose=purpose)
+    if problems:
+        raise SpecValidationError(problems, subject=f"{kind} request")
+    canonical = canonical_interval(interval)
+    name = base_task_id({"type": kind, "dataSource": datasource, "interval": canonical}, datasource, [canonical],
+                        idempotency_key, kind)
+    return canonical, name
