@@ -12,7 +12,7 @@ import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
 from druid_ingest.api import HandoffTarget
 from druid_ingest.ops._history import HANDOFF_KEEP, HandoffLatencies, WaitMemory
-from druid_ingest.ops.gate.looks import FIRST_LOOK, HIGH_MARGIN, WINDOW_END, HandoffLooks
+from druid_ingest.ops.gate.looks import EXPLORE_EVERY, FIRST_LOOK, HIGH_MARGIN, WINDOW_END, HandoffLooks
 from druid_ingest.testing import FakeDruid, SimClock
 
 from tests.druid_ingest.sample_specs import day_spec
@@ -28,11 +28,13 @@ def test_without_delays_the_window_is_fixed_and_then_the_schedule_backs_off() ->
     assert [looks.next_delay(12.0, n) for n in (1, 2, 3)] == [5.0, 7.5, 11.25]  # the existing schedule, from its start
 
 
-def test_learned_delays_place_the_window_a_step_before_the_5th_and_past_the_95th_percentile() -> None:
+def test_learned_delays_place_the_window_at_the_5th_and_past_the_95th_percentile() -> None:
     delays = [4.0 + 0.5 * i for i in range(20)]  # 4.0 .. 13.5
     looks = HandoffLooks.plan(delays, SCHEDULE)
-    assert looks.first == 3.0  # p5 (4.0) minus the step: a quicker handoff is seen, and then learned
+    assert looks.first == 4.0  # p5: nothing quicker was seen, a look before it would find "not yet"
     assert looks.until == pytest.approx(13.0 * HIGH_MARGIN)  # p95 (nearest rank: the 19th) x the margin
+    exploring = HandoffLooks.plan(delays, SCHEDULE, explore=True)
+    assert exploring == HandoffLooks(3.0, looks.until, SCHEDULE, 1.0)  # a step before: a quicker one is learned
     assert HandoffLooks.plan([3.0, 3.0], SCHEDULE).until == 5.0  # at least two steps past it
     assert HandoffLooks.plan([5.0], SCHEDULE) == HandoffLooks.plan([], SCHEDULE)  # one delay is no history
 
@@ -40,9 +42,11 @@ def test_learned_delays_place_the_window_a_step_before_the_5th_and_past_the_95th
 def test_learned_looks_keep_the_schedules_pace_its_backoff_and_a_first_look_not_before_the_end() -> None:
     fast = PollSchedule(0.5, 10.0, 2.0)
     looks = HandoffLooks.plan([1.0, 1.0], fast)
-    assert (looks.first, looks.until, looks.step) == (0.5, 2.0, 0.5)  # p5 - step; p95 + two steps (> 1.25 x 1)
+    assert (looks.first, looks.until, looks.step) == (1.0, 2.0, 0.5)  # p5; p95 + two steps (> 1.25 x 1)
+    assert HandoffLooks.plan([1.0, 1.0], fast, explore=True).first == 0.5  # p5 - the schedule's own step
     assert [looks.next_delay(2.5, n) for n in (1, 2)] == [fast.delay(1), fast.delay(2)]  # past the window
-    assert HandoffLooks.plan([0.2, 0.3], SCHEDULE).first == 0.0  # a step before 0.2 s is at the end, not before
+    assert HandoffLooks.plan([0.2, 0.3], SCHEDULE, explore=True).first == 0.0  # not before the end
+    assert HandoffLooks.plan([0.2, 0.3], SCHEDULE).first == 0.2
 
 
 def test_a_look_a_quarter_step_before_the_windows_end_is_past_it() -> None:
@@ -58,12 +62,20 @@ def test_a_schedule_faster_than_a_second_keeps_its_pace() -> None:
     assert (looks.first, looks.step) == (0.05, 0.05)
 
 
-def test_the_latencies_keep_the_last_ones_and_refuse_to_keep_none() -> None:
+def test_one_wait_in_explore_every_looks_a_step_early() -> None:
+    assert [HandoffLooks.explores(n) for n in range(2 * EXPLORE_EVERY)] == (
+        [True] + [False] * (EXPLORE_EVERY - 1)) * 2
+
+
+def test_the_latencies_keep_the_last_ones_count_them_all_and_refuse_to_keep_none() -> None:
     seen = HandoffLatencies()
     for i in range(HANDOFF_KEEP + 5):
         seen.record(("c", "ds"), float(i))
     assert seen.recent(("c", "ds")) == [float(i) for i in range(5, HANDOFF_KEEP + 5)]
-    assert seen.recent(("c", "other")) == []
+    assert seen.recorded(("c", "ds")) == HANDOFF_KEEP + 5  # the turn counts every delay, not only those kept
+    assert seen.recent(("c", "other")) == [] and seen.recorded(("c", "other")) == 0
+    seen.clear()
+    assert seen.recorded(("c", "ds")) == 0
     with pytest.raises(ValueError, match="keep=0"):
         HandoffLatencies(keep=0)  # ``del seen[:-0]`` would have kept every delay
 
@@ -121,7 +133,8 @@ def test_the_wait_sees_the_data_within_a_step_of_being_served(fake_druid_factory
     assert all(lag <= 1.0 for lag, _, _ in lags)
     # without history the looks start FIRST_LOOK after the end (as the wait saw it): about one a second after that
     assert lags[0][1] <= handoff - FIRST_LOOK + 3
-    # with history the first look comes a step before the quickest seen: two or three looks
+    # with history the first look comes at the quickest seen (a step before it every EXPLORE_EVERY-th): one to
+    # three looks
     assert all(looks <= 3 for _, looks, _ in lags[2:])
 
 
@@ -210,3 +223,22 @@ def test_a_target_without_its_end_looks_from_now_and_learns_nothing(fake_druid_f
     assert outcome.result is not None and outcome.result.state == "loaded"
     assert recorder.looks_at[0] == pytest.approx(started + FIRST_LOOK)
     assert client.wait_memory.handoffs.recent((client.wait_memory.cluster, target.datasource)) == []
+def test_a_steady_handoff_costs_one_look_and_a_quicker_one_is_learned(fake_druid_factory) -> None:
+    """The first look comes at the quickest delay seen: on a cluster whose handoffs take the same time it finds the
+    data at once (one served listing), but every EXPLORE_EVERY-th wait looks a step earlier (two), so when the
+    handoffs get quicker the window follows them down a step per EXPLORE_EVERY waits."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=65, pending_delay=0.5, handoff_delay=6.0,
+                                         coordinator_period=1.0)
+    client = _client(fake, clock)
+    with client[0]:
+        steady = [_ingest(client, fake, clock, f"s{n}") for n in range(2 + 3 * EXPLORE_EVERY)][2:]
+        # delays recorded 2 .. 13 before these waits: the 4th, 8th and 12th look a step early
+        assert sorted(looks for _, looks, _ in steady) == [1] * (3 * EXPLORE_EVERY - 3) + [2] * 3
+        assert all(lag <= 1.0 for lag, _, _ in steady)
+        fake.state.handoff_delay = 3.0  # the cluster's handoffs got 3 s quicker
+        quicker = [_ingest(client, fake, clock, f"q{n}") for n in range(6 * EXPLORE_EVERY)]
+    lags = [lag for lag, _, _ in quicker]
+    assert lags[0] > 2.0  # at first seen at the old quickest (6 s), about 3 s late
+    assert all(lag <= 1.0 for lag in lags[-EXPLORE_EVERY:])  # learned: within a step again
+    assert all(looks <= 2 for _, looks, _ in quicker[-EXPLORE_EVERY:])

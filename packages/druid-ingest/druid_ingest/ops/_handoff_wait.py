@@ -56,7 +56,9 @@ def watch_handoff(
     known_end = ended_at if ended_at is not None else target.ended_at
     since = started if known_end is None else min(started, known_end)
     key = (memory.cluster, target.datasource) if memory is not None else None
-    looks = HandoffLooks.plan(memory.handoffs.recent(key) if memory is not None and key else [], schedule)
+    seen = memory.handoffs.recent(key) if memory is not None and key else []
+    explore = HandoffLooks.explores(memory.handoffs.recorded(key)) if memory is not None and key else False
+    looks = HandoffLooks.plan(seen, schedule, explore)
     outcome = yield from _look(target, deadline, schedule, clock, looks, since)
     at_once = since + looks.first <= started and clock() - started < looks.step / 2
     loaded = outcome.result is not None and outcome.result.state == "loaded"

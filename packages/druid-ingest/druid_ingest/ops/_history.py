@@ -216,6 +216,7 @@ class HandoffLatencies:
         self.keep = keep
         self._lock = threading.Lock()
         self._seen: dict[tuple[str, str], list[float]] = {}
+        self._recorded: dict[tuple[str, str], int] = {}
 
     def recent(self, key: tuple[str, str]) -> list[float]:
         """The kept delays of ``key``, oldest first (a copy)."""
@@ -227,10 +228,18 @@ class HandoffLatencies:
             seen = self._seen.setdefault(key, [])
             seen.append(max(0.0, seconds))
             del seen[: -self.keep]
+            self._recorded[key] = self._recorded.get(key, 0) + 1
+
+    def recorded(self, key: tuple[str, str]) -> int:
+        """How many delays of ``key`` were ever recorded (kept or not): the handoff looks' turn (``gate/looks.py``:
+        every ``EXPLORE_EVERY``-th wait looks a step before the quickest)."""
+        with self._lock:
+            return self._recorded.get(key, 0)
 
     def clear(self) -> None:
         with self._lock:
             self._seen.clear()
+            self._recorded.clear()
 
 
 #: the process-wide handoff delays every client shares

@@ -9,6 +9,13 @@ apart through the window keep that lag under a second; each costs one ids-only s
 asked only once everything is served: ``gate_step``). Before and after the window the looks would only find
 "not yet" (before) or a handoff already late (after, where the backoff caps the cost of a stuck one).
 
+The first look comes at the quickest delay learned (their 5th percentile), not before it: on a cluster whose
+handoffs vary little a look a step earlier found "not yet" every time (one more served listing per ingestion, P1),
+and on one whose handoffs vary it finds "not yet" 95 % of the time however early it is. A delay seen at the first
+look is recorded as that look's time (an upper bound), so looking only at the quickest would never learn that the
+handoffs got quicker: every ``EXPLORE_EVERY``-th wait (``explore``) looks a step earlier, which costs one listing
+then and moves the window a step down each time it finds the data already there.
+
 Pure: the wait supplies the seconds since the task ended (as it saw it); no clock here.
 """
 
@@ -20,7 +27,7 @@ from dataclasses import dataclass
 from druid_ingest.ops._history import percentile
 from druid_ingest.ops._poll_schedule import PollSchedule
 
-__all__ = ["DENSE_STEP", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "WINDOW_END", "HandoffLooks"]
+__all__ = ["DENSE_STEP", "EXPLORE_EVERY", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "WINDOW_END", "HandoffLooks"]
 
 #: seconds between looks in the window: the served → seen lag to expect (goal: <= 2 s at p95, issue 31)
 DENSE_STEP = 1.0
@@ -35,6 +42,10 @@ WINDOW_END = 12.0
 HIGH_MARGIN = 1.25
 #: learned delays needed before the window is planned from them (two give a spread, however rough)
 MIN_DELAYS = 2
+#: one wait in this many (per datasource, by the delays recorded so far) looks first a step before the quickest
+#: delay learned, to learn that handoffs got quicker (the others look at it): 1/4 of a served listing per ingestion
+#: for a window that follows a quicker cluster a step per 4 ingestions
+EXPLORE_EVERY = 4
 
 
 @dataclass(frozen=True)
@@ -48,17 +59,24 @@ class HandoffLooks:
     step: float = DENSE_STEP
 
     @classmethod
-    def plan(cls, delays: Sequence[float], schedule: PollSchedule) -> HandoffLooks:
-        """From the delays (seconds, end → loaded as a wait saw them) this process learned: the first look a step
-        before their 5th percentile (a delay seen at the first look is recorded as that look's time, so a look
-        right at the percentile would never learn that handoffs got quicker), the window to their 95th
-        percentile times ``HIGH_MARGIN``. Without (fewer than ``MIN_DELAYS``): ``FIRST_LOOK`` to ``WINDOW_END``.
-        A schedule that polls faster than the step (a test's, a user's) keeps its own pace."""
+    def plan(cls, delays: Sequence[float], schedule: PollSchedule, explore: bool = False) -> HandoffLooks:
+        """From the delays (seconds, end → loaded as a wait saw them) this process learned: the first look at their
+        5th percentile (nearest rank: the quickest of up to 20), or a step before it when ``explore`` (a delay
+        seen at the first look is recorded as that look's time, so only a look before the quickest learns that
+        handoffs got quicker: module doc), the window to their 95th percentile times ``HIGH_MARGIN``. Without
+        (fewer than ``MIN_DELAYS``): ``FIRST_LOOK`` to ``WINDOW_END``. A schedule that polls faster than the step
+        (a test's, a user's) keeps its own pace."""
         step = min(DENSE_STEP, schedule.initial)
         if len(delays) < MIN_DELAYS:
             return cls(min(FIRST_LOOK, schedule.initial), WINDOW_END, schedule, step)
         low, high = percentile(delays, 5), percentile(delays, 95)
-        return cls(max(0.0, low - step), max(high * HIGH_MARGIN, high + 2 * step), schedule, step)
+        first = max(0.0, low - step) if explore else low
+        return cls(first, max(high * HIGH_MARGIN, high + 2 * step), schedule, step)
+
+    @staticmethod
+    def explores(recorded: int) -> bool:
+        """Whether the wait after ``recorded`` delays of its datasource looks a step early (``EXPLORE_EVERY``)."""
+        return recorded % EXPLORE_EVERY == 0
 
     def dense(self, since_end: float) -> bool:
         """Whether a look ``since_end`` seconds after the end is one of the window's (or the first)."""
