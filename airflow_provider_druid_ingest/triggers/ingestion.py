@@ -9,12 +9,16 @@ and the task instance does not have to win its pool slots again between the wait
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from druid_ingest.api import HandoffResult
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT
 
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
+
+if TYPE_CHECKING:
+    from druid_ingest.clients import AsyncDruidClient
 
 __all__ = ["DruidIngestionTrigger"]
 
@@ -51,20 +55,17 @@ class DruidIngestionTrigger(DruidTaskTrigger):
             "submitted_at": self.submitted_at,
         }
 
-    async def _watch(self) -> dict[str, Any]:
-        try:
-            async with self._client() as client:
-                outcome = await client.watch_ingestion(
-                    self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
-                    handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
-                    submitted_at=self.submitted_at,
-                )
-                self._log_shared_reads(client)
-        except Exception as exc:  # one "error" event, never a raise
-            from druid_ingest.ops import IngestionOutcome, TaskOutcome
+    def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:
+        return client.watch_ingestion(
+            self.druid_task_id, self.datasource, self.intervals, self.append, task_deadline=self.end_time,
+            handoff_timeout=self.handoff_timeout, schedule=self.schedule, on_progress=self._progress(),
+            submitted_at=self.submitted_at,
+        )
 
-            outcome = IngestionOutcome(TaskOutcome.errored(self.druid_task_id, exc))
-        return outcome.to_dict()
+    def _errored(self, exc: Exception) -> Any:  # one "error" event, never a raise (``DruidTaskTrigger.run``)
+        from druid_ingest.ops import IngestionOutcome, TaskOutcome
+
+        return IngestionOutcome(TaskOutcome.errored(self.druid_task_id, exc))
 
     def _progress(self) -> Any:
         """The task's progress lines (``log_progress``) and every change of the gate's verdict, one sink."""

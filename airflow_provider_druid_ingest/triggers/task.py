@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
+
+from airflow.triggers.base import TriggerEvent
 
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
 if TYPE_CHECKING:
-    pass
+    from druid_ingest.clients import AsyncDruidClient
 # The core's waits and outcomes are imported inside the methods, after ``_client`` loaded them in a thread: the
 # triggerer imports this module on its event loop when it rebuilds the trigger.
 
@@ -57,18 +60,32 @@ class DruidTaskTrigger(DruidWaitTrigger):
             **self._common_kwargs(),
         }
 
-    async def _watch(self) -> dict[str, Any]:
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        """The wait in this one frame (no ``_watch`` coroutine between Airflow's ``run`` and the core's driver,
+        and no ``async with``, which keeps a bound ``__aexit__`` on the frame): a triggerer holds one such chain
+        per deferred ingestion for the whole wait."""
+        lease = self._client()
         try:
-            async with self._client() as client:
-                outcome = await client.watch_task(
-                    self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
-                )
+            client = await lease.__aenter__()
+            try:
+                outcome = await self._wait(client)
                 self._log_shared_reads(client)
+            finally:
+                await lease.__aexit__(None, None, None)
         except Exception as exc:  # one "error" event, never a raise: the task decides what to do
-            from druid_ingest.ops import TaskOutcome
+            outcome = self._errored(exc)
+        yield TriggerEvent(outcome.to_dict())  # type: ignore[no-untyped-call]
 
-            outcome = TaskOutcome.errored(self.druid_task_id, exc)
-        return outcome.to_dict()
+    def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:
+        """The core wait's coroutine (its outcome has ``to_dict()``)."""
+        return client.watch_task(
+            self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
+        )
+
+    def _errored(self, exc: Exception) -> Any:
+        from druid_ingest.ops import TaskOutcome
+
+        return TaskOutcome.errored(self.druid_task_id, exc)
 
     def _progress_logger(self) -> Any:
         """The wait's sink: the core's de-duplicated progress lines, or nothing with ``log_progress=False``."""

@@ -168,6 +168,7 @@ async def drive(
     ``on_progress``."""
     reply: Any = None
     error: DruidError | None = None
+    action: Request | Sleep | Progress | SharedRead | None
     try:
         while True:
             action = op.throw(error) if error is not None else op.send(reply)
@@ -178,6 +179,7 @@ async def drive(
                 loop = asyncio.get_running_loop()
                 woken: asyncio.Future[None] = loop.create_future()
                 timer = loop.call_later(action.seconds, _wake, woken)
+                action = None  # the Sleep (and its float) is not kept while the timer runs
                 try:
                     await woken
                 finally:

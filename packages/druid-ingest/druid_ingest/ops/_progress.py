@@ -28,16 +28,23 @@ def describe_progress(item: ProgressItem, task_id: str) -> str:
 
 class ProgressLines:
     """A progress sink that emits :func:`describe_progress` lines, without repeats: a running task is logged when
-    its phase changes or a fresh report arrives, the gate when its verdict changes. Anything else is ignored."""
+    its phase changes or a fresh report arrives, the gate when its verdict changes. Anything else is ignored.
+
+    Slotted, and the last task line remembered by its phase alone (a shared string, no tuple): a triggerer keeps
+    one per wait for the whole wait."""
+
+    __slots__ = ("_emit", "_last", "_task_id")
 
     def __init__(self, emit: Callable[[str], None], task_id: str) -> None:
         self._emit = emit
         self._task_id = task_id
-        self._last: tuple[str, str] | None = None
+        #: the task's last phase logged (a str), or ("handoff", the gate's last verdict logged)
+        self._last: str | tuple[str, str] | None = None
 
     def __call__(self, item: object) -> None:
+        key: str | tuple[str, str]
         if isinstance(item, TaskProgress):
-            key = ("task", item.status.phase)
+            key = item.status.phase
             if item.report is None and key == self._last:
                 return
         elif isinstance(item, HandoffResult):

@@ -202,11 +202,14 @@ class LockWait:
 
 def _own_id(status: TaskStatus, task_id: str) -> TaskStatus:
     """The first status with the wait's own task-id string (and group id, when the task is its own group)
-    instead of the answer's copies: the wait keeps its last status, and later ones, merged into it, keep these."""
+    instead of the answer's copies: the wait keeps its last status, and later ones, merged into it, keep these.
+    Its ``queued_time`` is dropped once the lock ceiling is known: it only stands in for a ceiling where
+    ``activeLocks`` is refused (``listed_ceiling``), and a triggerer keeps a status per wait for the whole wait."""
+    queued = status.queued_time if status.version_ceiling is None else None
     if status.task_id != task_id or status.task_id is task_id:
-        return status
+        return status if queued is status.queued_time else replace(status, queued_time=queued)
     group = task_id if status.group_id == task_id else status.group_id
-    return replace(status, task_id=task_id, group_id=group)
+    return replace(status, task_id=task_id, group_id=group, queued_time=queued)
 
 
 def _run_start(status: TaskStatus, polls: int, previous_look: float, now: float) -> tuple[float, float]:
