@@ -70,3 +70,26 @@ def test_fuzz_other_endpoints() -> None:
         use(guarded(lambda: parse(case[1], req)))
 
     fuzz("other_endpoints", seeded(_CASES), check)
+
+
+def _locks_or_error(parse: Callable[[Response, Request], Any], resp: Response) -> Any:
+    try:
+        return [(lock.group_id, lock.datasource, lock.interval, lock.version, lock.lock_type, lock.revoked,
+                 lock.priority) for lock in parse(resp, ep.active_locks("wiki"))]
+    except Exception as exc:  # the same error class either way
+        return type(exc).__name__
+
+
+def test_fuzz_active_locks_read_lock_by_lock_agree_with_the_whole_answer() -> None:
+    """``parse_active_locks_among`` (a herd's ceilings, read one lock at a time) finds what ``parse_active_locks``
+    finds among the same groups, or fails as it does, on any body."""
+    groups = {"t1", "ingest_wiki_20260716_0123456789abcdef"}
+
+    def check(resp: Response) -> None:
+        whole = _locks_or_error(ep.parse_active_locks, resp)
+        if isinstance(whole, list):
+            whole = [lock for lock in whole if lock[0] in groups]
+        assert _locks_or_error(ep.parse_active_locks_among(groups), resp) == whole
+
+    fuzz("active_locks_among", seeded(response(one_of(active_locks_body, active_locks_body, any_json),
+                                               method="POST")), check)

@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
-from druid_ingest.api._lock_endpoints import INDEXER, active_locks, active_locks_of, parse_active_locks
+from druid_ingest.api._lock_endpoints import (
+    INDEXER,
+    active_locks,
+    active_locks_of,
+    parse_active_locks,
+    parse_active_locks_among,
+)
 from druid_ingest.api._models import ClusterCapacity, InputSample, WorkerInfo
 from druid_ingest.api._msq_endpoints import parse_sql_task, sql_task
 from druid_ingest.api._segment_endpoints import (
@@ -63,6 +69,7 @@ __all__ = [
     "health",
     "is_leader",
     "parse_active_locks",
+    "parse_active_locks_among",
     "parse_broker_candidates",
     "parse_bulk_status",
     "parse_data_servers",

@@ -239,13 +239,14 @@ class SharedPoller:
         datasources = sorted({s.datasource for s in holding if s.datasource})
         by_ds: dict[str, list[Any]] = {ds: [] for ds in datasources}
         failed: set[str] = set()
+        groups = {s.group_id or s.task_id for s in holding}  # the answer is read keeping only these
         for first in range(0, len(datasources), LOCK_FILTERS_PER_POST):
             chunk = datasources[first:first + LOCK_FILTERS_PER_POST]
             if not self.locks_allowed:
                 continue
             try:
                 self.stats["locks"] += 1
-                for lock in await self._run(call(ep.active_locks_of(chunk), ep.parse_active_locks)):
+                for lock in await self._run(call(ep.active_locks_of(chunk), ep.parse_active_locks_among(groups))):
                     by_ds.setdefault(lock.datasource, []).append(lock)
             except (DruidAuthError, DruidNotFoundError, DruidValidationError):
                 self.locks_allowed = False  # refused: the runner's queue time from now on
