@@ -107,7 +107,8 @@ class DruidWaitTrigger(BaseTrigger):
         yield TriggerEvent(await self._watch())  # type: ignore[no-untyped-call]
 
     async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
-        """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome)."""
+        """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome). The task
+        and ingestion triggers override ``run`` itself instead (``DruidTaskTrigger.run``: one frame per wait)."""
         raise NotImplementedError
 
 
