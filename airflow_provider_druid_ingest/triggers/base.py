@@ -14,7 +14,7 @@ import functools
 import importlib
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
@@ -104,12 +104,33 @@ class DruidWaitTrigger(BaseTrigger):
             )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        yield TriggerEvent(await self._watch())  # type: ignore[no-untyped-call]
+        """The one event: the core wait's outcome as primitives (``_event``); never raises (an error is an outcome,
+        ``_errored``). The wait runs in this one frame: no coroutine between Airflow's ``run`` and the core's
+        driver, and no ``async with`` (which keeps a bound ``__aexit__`` on the frame), since a triggerer holds one
+        such chain per deferred wait for the whole wait."""
+        lease = self._client()
+        try:
+            client = await lease.__aenter__()
+            try:
+                outcome = await self._wait(client)
+                self._log_shared_reads(client)
+            finally:
+                await lease.__aexit__(None, None, None)
+        except Exception as exc:  # one "error" event, never a raise: the task decides what to do
+            outcome = self._errored(exc)
+        yield TriggerEvent(self._event(outcome))  # type: ignore[no-untyped-call]
 
-    async def _watch(self) -> dict[str, Any]:  # pragma: no cover - overridden
-        """The event payload: the core wait's outcome as primitives. Never raises (errors are an outcome). The task
-        and ingestion triggers override ``run`` itself instead (``DruidTaskTrigger.run``: one frame per wait)."""
+    def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:  # pragma: no cover - overridden
+        """The core wait's coroutine (its outcome has ``to_dict()``, unless ``_event`` says otherwise)."""
         raise NotImplementedError
+
+    def _errored(self, exc: Exception) -> Any:  # pragma: no cover - overridden
+        """The outcome of a wait that raised ``exc``."""
+        raise NotImplementedError
+
+    def _event(self, outcome: Any) -> dict[str, Any]:
+        """The event payload of an outcome."""
+        return outcome.to_dict()  # type: ignore[no-any-return]
 
 
 @functools.lru_cache(maxsize=64, typed=True)

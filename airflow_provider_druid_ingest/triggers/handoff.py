@@ -10,11 +10,15 @@ trigger evaluates exactly the same gate, and places the core's handoff looks fro
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from druid_ingest.api import HandoffResult, HandoffTarget
 
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+
+if TYPE_CHECKING:
+    from druid_ingest.clients import AsyncDruidClient
 
 __all__ = ["DruidHandoffTrigger"]
 
@@ -32,18 +36,14 @@ class DruidHandoffTrigger(DruidWaitTrigger):
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return self._classpath(), {"target": self.target, **self._common_kwargs()}
 
-    async def _watch(self) -> dict[str, Any]:
+    def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:
         target = HandoffTarget.from_dict(self.target)
-        try:
-            async with self._client() as client:
-                wait = self.end_time - time.time()
-                outcome = await client.watch_handoff(target, wait, self.schedule, self._log_result)
-                self._log_shared_reads(client)
-        except Exception as exc:  # one "error" event, never a raise
-            from druid_ingest.ops import HandoffOutcome
+        return client.watch_handoff(target, self.end_time - time.time(), self.schedule, self._log_result)
 
-            outcome = HandoffOutcome.errored(target.task_id, exc)
-        return outcome.to_dict()
+    def _errored(self, exc: Exception) -> Any:  # one "error" event, never a raise (``DruidWaitTrigger.run``)
+        from druid_ingest.ops import HandoffOutcome
+
+        return HandoffOutcome.errored(str(self.target["task_id"]), exc)
 
     def _log_result(self, result: HandoffResult) -> None:
         self.log.info("Handoff of Druid task %s: %s", self.target["task_id"], result.detail)

@@ -9,9 +9,13 @@ is served (``wants_served`` False) or every segment visible there is served and 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+
+if TYPE_CHECKING:
+    from druid_ingest.clients import AsyncDruidClient
 
 __all__ = ["DruidSegmentStateTrigger"]
 
@@ -35,16 +39,19 @@ class DruidSegmentStateTrigger(DruidWaitTrigger):
                                    "marked": self.marked, "wants_served": self.wants_served,
                                    **self._common_kwargs()}
 
-    async def _watch(self) -> dict[str, Any]:
+    def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:
+        return client.watch_segment_state(
+            self.datasource, self.interval, self.name, self.wants_served, self.marked,
+            self.end_time - time.time(), self.schedule, lambda line: self.log.info("%s", line))
+
+    def _errored(self, exc: Exception) -> Any:  # one "error" (or "timeout") event, never a raise
         from druid_ingest.errors import DruidWaitTimeoutError
 
-        try:
-            async with self._client() as client:
-                result = await client.watch_segment_state(
-                    self.datasource, self.interval, self.name, self.wants_served, self.marked,
-                    self.end_time - time.time(), self.schedule, lambda line: self.log.info("%s", line))
-        except DruidWaitTimeoutError as exc:
+        if isinstance(exc, DruidWaitTimeoutError):
             return {"status": "timeout", "message": str(exc), "marked": self.marked}
-        except Exception as exc:  # one "error" event, never a raise
-            return {"status": "error", "message": f"{type(exc).__name__}: {exc}", "marked": self.marked}
-        return {"status": "success", "message": result.detail, "marked": result.marked}
+        return {"status": "error", "message": f"{type(exc).__name__}: {exc}", "marked": self.marked}
+
+    def _event(self, outcome: Any) -> dict[str, Any]:
+        if isinstance(outcome, dict):  # from ``_errored``
+            return outcome
+        return {"status": "success", "message": outcome.detail, "marked": outcome.marked}

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
-
-from airflow.triggers.base import TriggerEvent
 
 from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
 
@@ -60,24 +58,7 @@ class DruidTaskTrigger(DruidWaitTrigger):
             **self._common_kwargs(),
         }
 
-    async def run(self) -> AsyncIterator[TriggerEvent]:
-        """The wait in this one frame (no ``_watch`` coroutine between Airflow's ``run`` and the core's driver,
-        and no ``async with``, which keeps a bound ``__aexit__`` on the frame): a triggerer holds one such chain
-        per deferred ingestion for the whole wait."""
-        lease = self._client()
-        try:
-            client = await lease.__aenter__()
-            try:
-                outcome = await self._wait(client)
-                self._log_shared_reads(client)
-            finally:
-                await lease.__aexit__(None, None, None)
-        except Exception as exc:  # one "error" event, never a raise: the task decides what to do
-            outcome = self._errored(exc)
-        yield TriggerEvent(outcome.to_dict())  # type: ignore[no-untyped-call]
-
     def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:
-        """The core wait's coroutine (its outcome has ``to_dict()``)."""
         return client.watch_task(
             self.druid_task_id, self.end_time - time.time(), self.schedule, self._progress_logger()
         )
