@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from druid_ingest.api import endpoints as ep
-from druid_ingest.wire import DruidProtocolError
+from druid_ingest.errors import DruidProtocolError
 from druid_ingest.wire._http import Response
 
 
