@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_WAIT", "DruidWaitTrigger", "cluster_client"]
 
 DEFAULT_WAIT = 7 * 24 * 3600.0
+#: the fewest seconds between a wait's start and its event. Airflow 3.3.2's scheduler fails a resumed task when the
+#: executor's "success" from the worker's exit at ``defer()`` is drained only after the trigger's event re-queued
+#: it (``_process_executor_events`` lets the stale event pass only while the task is SCHEDULED; apache/airflow
+#: #66374, #72716). An event that comes seconds after the deferral, under load, hits it: held this long, the
+#: scheduler has drained the exit first. Druid work takes longer than this, so it costs only the quickest waits.
+RESUME_SETTLE = 5.0
 
 
 class DruidWaitTrigger(BaseTrigger):
@@ -43,6 +49,9 @@ class DruidWaitTrigger(BaseTrigger):
     :param check_every: the task wait's longest silence before the usual end, seconds (None: none; ``PollSchedule``)
     :param retry: ``RetryPolicy.to_dict()`` for each HTTP call (None: the core's default policy)
     """
+
+    #: seconds the event is held after the wait started (:data:`RESUME_SETTLE`; tests of in-process runs set 0)
+    resume_settle: float = RESUME_SETTLE
 
     def __init__(
         self,
@@ -108,6 +117,7 @@ class DruidWaitTrigger(BaseTrigger):
         ``_errored``). The wait runs in this one frame: no coroutine between Airflow's ``run`` and the core's
         driver, and no ``async with`` (which keeps a bound ``__aexit__`` on the frame), since a triggerer holds one
         such chain per deferred wait for the whole wait."""
+        started = time.monotonic()
         lease = self._client()
         try:
             client = await lease.__aenter__()
@@ -118,6 +128,9 @@ class DruidWaitTrigger(BaseTrigger):
                 await lease.__aexit__(None, None, None)
         except Exception as exc:  # one "error" event, never a raise: the task decides what to do
             outcome = self._errored(exc)
+        early = self.resume_settle - (time.monotonic() - started)
+        if early > 0:
+            await asyncio.sleep(early)  # RESUME_SETTLE: the scheduler drains the deferral's exit before the event
         yield TriggerEvent(self._event(outcome))  # type: ignore[no-untyped-call]
 
     def _wait(self, client: AsyncDruidClient) -> Awaitable[Any]:  # pragma: no cover - overridden

@@ -92,3 +92,13 @@ def ctx(context):
     from airflow.sdk.execution_time.context import OutletEventAccessors
 
     return {**context, "outlet_events": OutletEventAccessors()}
+
+
+@pytest.fixture(autouse=True)
+def _no_resume_settle(monkeypatch, request):
+    """In-process trigger runs have no scheduler to race (``RESUME_SETTLE``): no hold, unless a test asks for it."""
+    if "resume_settle" in request.keywords:
+        return
+    from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+
+    monkeypatch.setattr(DruidWaitTrigger, "resume_settle", 0.0)

@@ -171,3 +171,22 @@ async def test_on_kill_shuts_down_when_the_task_state_cannot_be_read(druid_conn,
     _deferred_ti(trigger)
     await trigger.on_kill()
     assert len(shutdowns(druid_conn)) == 1
+
+
+@pytest.mark.resume_settle
+async def test_an_event_ready_at_once_is_held_until_the_scheduler_drained_the_deferral(druid_conn, monkeypatch):
+    """Airflow 3.3.2 fails a task whose trigger fired before the scheduler drained the executor's "success" of the
+    worker's exit at defer() (RESUME_SETTLE): an outcome ready at once is held that long; a slower one is not."""
+    monkeypatch.setattr(DruidTaskTrigger, "resume_settle", 1.5)
+    druid_conn.plan_next_task(TaskPlan(duration=0.0))
+    druid_task_id = await asyncio.to_thread(submit)
+    await asyncio.sleep(0.5)  # the task has ended: the trigger's first look finds it done
+    started = time.monotonic()
+    event = await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST))
+    held = time.monotonic() - started
+    assert event["status"] == "success", event
+    assert 1.5 <= held < 5.0, held
+    monkeypatch.setattr(DruidTaskTrigger, "resume_settle", 0.0)
+    started = time.monotonic()
+    assert (await first_event(DruidTaskTrigger(druid_task_id=druid_task_id, **FAST)))["status"] == "success"
+    assert time.monotonic() - started < 1.5
