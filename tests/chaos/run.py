@@ -111,9 +111,9 @@ def _ingest(plan: _Plan, retry: Any) -> list[Outcome]:
 
 @contextlib.contextmanager
 def _fast_shared_poller() -> Iterator[None]:
-    """Triggers share one poller per event loop that batches status reads at most once per second
-    (``core/poller.py``); the run's fake tasks last 50 ms, so while it runs its triggers batch every 20 ms (the
-    batching itself, and its per-task fallback when the bulk call is refused, are what they are)."""
+    """No RESUME_SETTLE hold, and: triggers share one poller per event loop that batches status reads at most
+    once per second (``core/poller.py``); the run's fake tasks last 50 ms, so while it runs its triggers batch every
+    20 ms (the batching itself, and its per-task fallback when the bulk call is refused, are what they are)."""
     from druid_ingest.clients._async_client import AsyncDruidClient
 
     import airflow_provider_druid_ingest.triggers.base as trigger_base
@@ -123,10 +123,14 @@ def _fast_shared_poller() -> Iterator[None]:
 
     original = trigger_base._build_client
     trigger_base._build_client = build
+    # in-process runs have no scheduler to race: no RESUME_SETTLE hold (it would add 5 s to every deferred wait)
+    settle = trigger_base.DruidWaitTrigger.resume_settle
+    trigger_base.DruidWaitTrigger.resume_settle = 0.0
     try:
         yield
     finally:
         trigger_base._build_client = original
+        trigger_base.DruidWaitTrigger.resume_settle = settle
 
 
 def chaos_run(seed: int, n: int, echo: Callable[[str], None] = print) -> Tally:
