@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk.exceptions import AirflowException
 from druid_ingest.errors import DruidError
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT, PollSchedule
 
@@ -68,7 +67,8 @@ class DruidSegmentWriteOperator(DruidPlanOperator):
                 if not self.deferrable:
                     result = client.watch_segment_state(
                         plan.datasource, plan.intervals[0], plan.base_task_id, plan.wants_served, marked,
-                        self.state_timeout, self._schedule, lambda line: self.log.info("%s", line))
+                        self.state_timeout, self._schedule, lambda line: self.log.info("%s", line),
+                        allow_empty=plan.allow_empty)
                     self.log.info("%s", result.detail)
                     return result.detail
         except DruidError as exc:
@@ -79,7 +79,7 @@ class DruidSegmentWriteOperator(DruidPlanOperator):
 
         self.defer(
             trigger=DruidSegmentStateTrigger(plan.datasource, plan.intervals[0], plan.base_task_id, marked,
-                                             plan.wants_served,
+                                             plan.wants_served, allow_empty=plan.allow_empty,
                                              **wait_kwargs(self.druid_conn_id, self.state_timeout, self._schedule,
                                                            self.http_retry)),
             method_name="execute_complete",
@@ -87,10 +87,17 @@ class DruidSegmentWriteOperator(DruidPlanOperator):
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> str:
-        """Resumed by the trigger's one event."""
+        """Resumed by the trigger's one event: a failure raises the core error the trigger met (rebuilt from the
+        event's class names), fatal ones without retries."""
         event = event or {}
         message = str(event.get("message") or "")
         if event.get("status") != "success":
-            raise AirflowException(f"{self.plan_noun.lower()} not finished ({event.get('status')}): {message}")
+            from druid_ingest.errors import error_from_names
+
+            from airflow_provider_druid_ingest.common.results import raise_for
+
+            timed_out = ("DruidWaitTimeoutError",) if event.get("status") == "timeout" else ()
+            raise_for(error_from_names((*timed_out, *event.get("error_classes", ())),
+                                       f"{self.plan_noun.lower()} not finished ({event.get('status')}): {message}"))
         self.log.info("%s", message)
         return message

@@ -266,3 +266,16 @@ def test_restore_serves_a_dropped_day_again_and_bad_input_never_reaches_druid(ca
         assert len(fake.requests) == posts  # refused before any HTTP
     out = capsys.readouterr().out
     assert "error: datasource:" in out and "error: interval:" in out and "restore request" in out
+
+
+def test_restore_of_nothing_fails_naming_the_opt_out_and_allow_empty_takes_it(capsys) -> None:
+    with FakeDruid(task_duration=0.2, handoff_delay=0.1, pending_delay=0.0) as fake:
+        where = ["--url", fake.url, "--datasource", "events_web", "--interval", "2026-11-01/2026-11-02"]
+        assert main(["restore", *where, "--timeout", "20"]) != 0
+        refused = capsys.readouterr()
+        assert "nothing to restore" in refused.out + refused.err and "--allow-empty" in refused.out + refused.err
+        assert main(["restore", *where, "--timeout", "20", "--allow-empty", "--json"]) == 0
+        done = json.loads(capsys.readouterr().out)
+        assert (done["ok"], done["marked"], done["served"]) == (True, 0, 0)
+        with pytest.raises(SystemExit):  # a drop has nothing to opt out of
+            main(["drop", *where, "--allow-empty"])

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.errors import DruidUsageError
-from druid_ingest.planning import build_drop_plan, build_kill_plan
+from druid_ingest.errors import DruidNothingToRestoreError, DruidUsageError
+from druid_ingest.planning import build_drop_plan, build_kill_plan, build_restore_plan
 
 from tests.net import free_port
 
@@ -59,6 +59,11 @@ def test_a_kill_after_a_drop_deletes_the_files_and_never_touches_a_used_day(
     assert status.state == "SUCCESS", status
     assert deep_storage(DROPPED) == []  # deleted for good
     assert deep_storage(KEPT) and day_counts(real, DS, KEPT) == expected[KEPT]  # the used day untouched
+
+    # a restore of the killed day has nothing to bring back: refused, never green over an empty day
+    with pytest.raises(DruidNothingToRestoreError, match="allow_empty=True") as refused:
+        real.segment_write(build_restore_plan(DS, interval), timeout=60, schedule=POLL)
+    assert (refused.value.marked, refused.value.interval) == (0, interval), refused.value
 
 
 class SlowRows(http.server.BaseHTTPRequestHandler):

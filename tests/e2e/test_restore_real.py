@@ -8,7 +8,7 @@ import time
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.errors import DruidValidationError
+from druid_ingest.errors import DruidNothingToRestoreError, DruidValidationError
 from druid_ingest.planning import build_drop_plan, build_restore_plan
 
 from tests.druid_sql import day_counts
@@ -59,3 +59,17 @@ def test_a_dropped_day_restored_is_green_only_once_served_and_reads_every_row_ag
     again = real.segment_write(build_restore_plan(ds, INTERVAL), timeout=60, schedule=POLL)
     assert (again.marked, again.served) == (0, restored.served)  # a retry: no change, still green
     real.segment_write(build_drop_plan(ds, INTERVAL), timeout=300, schedule=POLL)  # leave the cluster unloaded
+
+
+def test_a_restore_of_a_day_druid_holds_nothing_of_fails_closed_unless_allow_empty(real: DruidClient) -> None:
+    """Druid 33 answers ``markUsed`` of a day it holds nothing of (never ingested, or killed) with 200 and 0 changed
+    segments: the restore must not go green over a day a query reads no row of."""
+    ds = f"h42restore_nothing_{time.time_ns()}"
+    with pytest.raises(DruidNothingToRestoreError, match="allow_empty=True") as refused:
+        real.segment_write(build_restore_plan(ds, INTERVAL), timeout=60, schedule=POLL)
+    assert (refused.value.datasource, refused.value.interval, refused.value.marked) == (ds, INTERVAL, 0)
+    assert "never ingested" in str(refused.value) and "killed" in str(refused.value), refused.value
+
+    empty = real.segment_write(build_restore_plan(ds, INTERVAL, allow_empty=True), timeout=60, schedule=POLL)
+    assert (empty.marked, empty.served) == (0, 0), empty
+    assert "nothing to restore" in empty.detail and "allow_empty=True" in empty.detail, empty.detail

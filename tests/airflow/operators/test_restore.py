@@ -45,12 +45,38 @@ def test_a_dropped_day_is_served_again_and_a_retry_changes_nothing(druid_conn, c
     assert "0 segment(s) marked used by this run" in again
 
 
-def test_a_timeout_event_fails_naming_the_restore(druid_conn, ctx):
-    from airflow.sdk.exceptions import AirflowException
+def test_a_timeout_event_raises_the_core_timeout_a_retry_policy_matches(druid_conn, ctx):
+    from druid_ingest.errors import DruidWaitTimeoutError
 
     restore = DruidRestoreOperator(task_id="r", datasource="wiki", intervals=[DAY])
-    with pytest.raises(AirflowException, match="restore not finished \\(timeout\\): late"):
-        restore.execute_complete(ctx, {"status": "timeout", "message": "late", "marked": 1})
+    with pytest.raises(DruidWaitTimeoutError, match="restore not finished \\(timeout\\): late"):
+        restore.execute_complete(ctx, {"status": "timeout", "message": "late", "marked": 1,
+                                       "error_classes": ["DruidWaitTimeoutError"]})
+
+
+@pytest.mark.parametrize("deferrable", [False, True], ids=["worker", "deferred"])
+def test_nothing_to_restore_fails_without_retries_unless_allow_empty(druid_conn, ctx, deferrable):
+    """A day Druid holds nothing of (never ingested, or killed): markUsed changes 0, and the task must not go green
+    over a day a query reads no row of; ``allow_empty=True`` is the opt-out."""
+    from airflow.sdk.exceptions import TaskDeferred
+    from druid_ingest.errors import DruidNothingToRestoreError
+
+    from ..helpers import run_trigger
+
+    def run(**options: object) -> str:
+        restore = DruidRestoreOperator(task_id="r", datasource="wiki", intervals=[DAY], deferrable=deferrable,
+                                       **POLL, **options)
+        if not deferrable:
+            return restore.execute({**ctx, "ti": FakeTI()})
+        with pytest.raises(TaskDeferred) as deferred:
+            restore.execute({**ctx, "ti": FakeTI()})
+        assert deferred.value.trigger.serialize()[1]["allow_empty"] is bool(options)
+        return restore.execute_complete({**ctx, "ti": FakeTI()}, run_trigger(deferred.value.trigger))
+
+    with pytest.raises(DruidFatalFailure, match=r"nothing to restore in .* pass allow_empty=True") as failed:
+        run()
+    assert isinstance(failed.value.error, DruidNothingToRestoreError)
+    assert "nothing to restore" in run(allow_empty=True)
 
 
 def test_bad_input_fails_before_any_http(druid_conn, ctx):

@@ -54,7 +54,7 @@ CASES: dict[type[DruidWaitTrigger], dict[str, Any]] = {
     DruidHandoffTrigger: {"target": TARGET, **COMMON},
     DruidSegmentStateTrigger: {"datasource": "wiki_rt", "interval": "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",
                                "name": "drop_wiki_rt_20240101-20240102_x", "marked": 24, "wants_served": True,
-                               **COMMON},
+                               "allow_empty": True, **COMMON},
 }
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from druid_ingest.errors import DruidUsageError, DruidWaitTimeoutError, SpecValidationError
+from druid_ingest.errors import (
+    DruidNothingToRestoreError,
+    DruidUsageError,
+    DruidWaitTimeoutError,
+    SpecValidationError,
+    is_fatal,
+)
 from druid_ingest.ops import PollSchedule
 from druid_ingest.planning import build_drop_plan, build_restore_plan
 from druid_ingest.testing import FakeDruid, Fault
@@ -58,6 +64,21 @@ def test_a_dropped_day_is_served_again_and_a_retry_changes_nothing(fake: FakeDru
     assert any("not served yet" in line for line in lines[1:])  # it waited for the Coordinator's load
     again = client.segment_write(build_restore_plan(DS, DAY), timeout=20, schedule=FAST)
     assert (again.marked, again.served) == (0, 1)
+
+
+def test_nothing_to_restore_fails_closed_after_one_look_unless_allow_empty(fake: FakeDruid, make_client) -> None:
+    """Druid answers markUsed of an interval it holds nothing of with 0 changed (never ingested, or killed): the
+    wait must not call that served. One listing of the metadata store tells, so it fails at once, for good."""
+    client = make_client(fake.url)
+    with pytest.raises(DruidNothingToRestoreError, match="pass allow_empty=True") as refused:
+        client.segment_write(build_restore_plan(DS, DAY), timeout=20, schedule=FAST)
+    assert (refused.value.datasource, refused.value.interval, refused.value.marked) == (DS, DAY, 0)
+    assert is_fatal(refused.value) and "no segment marked used" in str(refused.value)
+    assert [r.path for r in fake.requests_matching("GET") if "/coordinator/v1/datasources/" in r.path] == []
+    empty = client.segment_write(build_restore_plan(DS, DAY, allow_empty=True), timeout=20, schedule=FAST)
+    assert (empty.marked, empty.served) == (0, 0)
+    assert "nothing to restore" in empty.detail and "allow_empty=True" in empty.detail
+    assert build_restore_plan(DS, DAY, allow_empty=True).base_task_id == build_restore_plan(DS, DAY).base_task_id
 
 
 def test_an_older_version_under_a_dropped_newer_one_stays_unused(fake: FakeDruid, make_client) -> None:

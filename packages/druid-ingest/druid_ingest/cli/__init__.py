@@ -106,6 +106,8 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
         d = command(verb, write.helptext)
         one_datasource(d, write.interval_help)
         d.add_argument("--timeout", type=float, default=DEFAULT_HANDOFF_TIMEOUT, help=write.timeout_help)
+        if write.allow_empty_help:
+            d.add_argument("--allow-empty", action="store_true", help=write.allow_empty_help)
         d.set_defaults(func=cmd_segment_write)
     k = command("kill", "delete for good the unused segments of one interval (Druid's kill task; used ones are "
                         "never touched); exit 0 once the task succeeded. A re-run adopts the same kill")

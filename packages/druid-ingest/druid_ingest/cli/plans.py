@@ -28,6 +28,8 @@ class SegmentWriteVerb:
     timeout_help: str
     #: the name of a builder in ``druid_ingest.planning`` (looked up when the verb runs: the parser stays cheap)
     builder: str
+    #: the help of ``--allow-empty`` when the write wants its interval served (the builder takes ``allow_empty``)
+    allow_empty_help: str | None = None
 
 
 #: verb -> the segment write it runs (``cmd_segment_write``); the parser adds one command per row
@@ -41,7 +43,8 @@ SEGMENT_WRITES: dict[str, SegmentWriteVerb] = {
         "serve again one dropped interval of a datasource (mark its unused segments used; not once a kill deleted "
         "them); exit 0 once every segment visible in it is served and routed. Safe to re-run",
         "one ISO interval; the unused segments inside it come back", "seconds to wait until all is served "
-        "(default 1 h)", "build_restore_plan"),
+        "(default 1 h)", "build_restore_plan",
+        "an interval with nothing to restore (never ingested, or killed) is done (exit 0) instead of an error"),
 }
 
 
@@ -104,15 +107,18 @@ def cmd_segment_write(args: argparse.Namespace) -> int:
     write and wait for the state it wants."""
     import druid_ingest.planning
 
-    build = getattr(druid_ingest.planning, SEGMENT_WRITES[args.command].builder)
+    verb = SEGMENT_WRITES[args.command]
+    build = getattr(druid_ingest.planning, verb.builder)
+    options = {"allow_empty": args.allow_empty} if verb.allow_empty_help else {}
     try:
-        plan = build(args.datasource, args.interval)
+        plan = build(args.datasource, args.interval, **options)
     except SpecValidationError as exc:
         return _refused(args, exc)
     with connect(args.url) as client:
         result = client.segment_write(plan, timeout=args.timeout,
                                       on_progress=lambda line: print(line, file=sys.stderr))
-    emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked},
+    emit(args, {"ok": True, "name": result.name, "interval": result.interval, "marked": result.marked,
+                "served": result.served},
          [plan.describe(), result.detail])
     return 0
 

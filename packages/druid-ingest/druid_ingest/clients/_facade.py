@@ -230,21 +230,23 @@ class ClientFacade(EndpointCalls[Mode]):
     @overload
     def watch_segment_state(
         self: ClientFacade[SyncMode], datasource: str, interval: str, name: str, wants_served: bool, marked: int,
-        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None, *,
+        allow_empty: bool = False,
     ) -> SegmentWriteResult: ...
     @overload
     def watch_segment_state(
         self: ClientFacade[AsyncMode], datasource: str, interval: str, name: str, wants_served: bool, marked: int,
-        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        timeout: float, schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None, *,
+        allow_empty: bool = False,
     ) -> Awaitable[SegmentWriteResult]: ...
     def watch_segment_state(
         self, datasource: str, interval: str, name: str, wants_served: bool, marked: int, timeout: float,
-        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None,
+        schedule: PollSchedule | None = None, on_progress: ProgressSink | None = None, *, allow_empty: bool = False,
     ) -> Any:
         """The write's second half: until ``interval`` is served (``wants_served``) or unserved (a trigger's wait;
-        ``name`` and ``marked`` only go into its lines and result)."""
+        ``name`` and ``marked`` only go into its lines and result; ``allow_empty`` as the plan's)."""
         op = writes.watch_segment_state(datasource, interval, name, wants_served, marked, self.clock() + timeout,
-                                        schedule, self.clock)
+                                        schedule, self.clock, allow_empty=allow_empty)
         return self._run(op, on_progress)
 
     @overload

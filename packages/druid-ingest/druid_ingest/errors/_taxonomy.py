@@ -22,6 +22,7 @@ __all__ = [
     "DruidMayHavePublishedError",
     "DruidNotFoundError",
     "DruidNothingToCompactError",
+    "DruidNothingToRestoreError",
     "DruidProtocolError",
     "DruidProxyError",
     "DruidRedirectError",
@@ -239,6 +240,20 @@ class DruidNothingToCompactError(DruidTaskFailedError):
         self.datasource = datasource
         self.interval = interval
         super().__init__(task_id, error_msg, text)
+
+
+class DruidNothingToRestoreError(DruidFatalError):
+    """A restore (a segment write that wants its interval served) found no data segment visible in the interval
+    after its request: nothing unused there to bring back (never ingested, killed, or only tombstones), so a query
+    would read no row. Druid answers such a ``markUsed`` with 200 and 0 changed segments, so without this the wait
+    would be green over an empty interval. Fatal: a retry finds the same nothing. ``allow_empty=True`` takes it as
+    green instead. ``marked`` is how many segments this run's request marked used (tombstones only, when not 0)."""
+
+    def __init__(self, message: str, *, datasource: str, interval: str, marked: int) -> None:
+        self.datasource = datasource
+        self.interval = interval
+        self.marked = marked
+        super().__init__(message)
 
 
 class DruidEmptyIngestionError(DruidError):

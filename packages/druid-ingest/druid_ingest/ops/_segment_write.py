@@ -5,8 +5,11 @@ request through the API the cluster's version serves, then a wait for the state 
 Unserved (a drop): green once the Coordinator's inventory lists no segment inside the interval and the Broker routes
 no query there, so a query of the interval reads no row. Served: green once every data segment of the used,
 visible (non-overshadowed) sets in the interval is in the Coordinator's inventory and the Broker lists them as its
-candidates, so a query reads them. A write racing an ingestion of the interval (Druid calls mixing the two
-undefined) shows as a state never reached: the wait times out naming what is still (or not yet) served.
+candidates, so a query reads them; an interval showing no data segment at all is refused
+(``DruidNothingToRestoreError``: Druid answers a ``markUsed`` of nothing with 200, and green would then mean a query
+reading no row) unless the plan's ``allow_empty``. The used-segment listing reads the metadata store, which the
+request has already changed, so the first look tells. A write racing an ingestion of the interval (Druid calls
+mixing the two undefined) shows as a state never reached: the wait times out naming what is still (or not yet) served.
 
 Why refuse a cut, for every write that unserves: Druid marks only segments *contained* in the interval, so a
 segment reaching outside it stays used: if it is visible in the interval once the segments inside are gone (now,
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 
 from druid_ingest.api import Segment
 from druid_ingest.api import endpoints as ep
-from druid_ingest.errors import DruidUsageError, DruidWaitTimeoutError
+from druid_ingest.errors import DruidNothingToRestoreError, DruidUsageError, DruidWaitTimeoutError
 from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.ops._schedule import fixed_delay
 from druid_ingest.ops.gate.timeline import IntervalIndex, contains, visible
@@ -34,7 +37,8 @@ from druid_ingest.ops.gate.verdict import span_of
 from druid_ingest.planning import SegmentWritePlan, segment_write_api
 from druid_ingest.wire import Operation, Progress, Sleep, call
 
-__all__ = ["SegmentWriteResult", "cut_segments", "segment_write", "watch_segment_state", "write_segments"]
+__all__ = ["SegmentWriteResult", "cut_segments", "nothing_to_restore", "segment_write", "watch_segment_state",
+           "write_segments"]
 
 Clock = Callable[[], float]
 log = logging.getLogger("druid_ingest.segment_write")
@@ -59,6 +63,10 @@ class SegmentWriteResult:
 
     @property
     def detail(self) -> str:
+        if self.wants_served and not self.served:  # allow_empty: nothing there, taken as green
+            return (f"{self.name}: {self.interval} of {self.datasource!r}: nothing to restore ({self.marked} "
+                    "segment(s) marked used by this run, no data segment visible in the interval): green with "
+                    "allow_empty=True, a query reads no row there")
         if self.wants_served:
             return (f"{self.name}: {self.interval} of {self.datasource!r} served: {self.marked} segment(s) marked used "
                     f"by this run; the {self.served} data segment(s) visible in the interval are served and the "
@@ -134,19 +142,32 @@ def _served_look(datasource: str, interval: str) -> Operation[tuple[int, str | N
     return len(wanted), None
 
 
+def nothing_to_restore(datasource: str, interval: str, name: str, marked: int) -> DruidNothingToRestoreError:
+    """The refusal of a served state over an interval showing no data segment, with its opt-out."""
+    what = f"{marked} segment(s) marked used by this run, only tombstones" if marked else "no segment marked used"
+    return DruidNothingToRestoreError(
+        f"{name}: nothing to restore in {interval} of {datasource!r}: {what}, and no data segment is visible "
+        "there (never ingested, or killed: a kill deletes unused segments for good), so a query reads no row. If "
+        "an empty interval is expected, pass allow_empty=True (CLI: --allow-empty) to take it as green",
+        datasource=datasource, interval=interval, marked=marked)
+
+
 def watch_segment_state(
     datasource: str, interval: str, name: str, wants_served: bool, marked: int, deadline: float,
-    schedule: PollSchedule | None = None, clock: Clock = time.time,
+    schedule: PollSchedule | None = None, clock: Clock = time.time, *, allow_empty: bool = False,
 ) -> Operation[SegmentWriteResult]:
     """Look until ``interval`` of ``datasource`` is in the state wanted (see the module docstring);
-    DruidWaitTimeoutError at ``deadline`` naming what is still (or not yet) served. Each look that is not green
-    yields a Progress line."""
+    DruidWaitTimeoutError at ``deadline`` naming what is still (or not yet) served; a served state over no data
+    segment raises :func:`nothing_to_restore`'s error unless ``allow_empty``. Each look that is not green yields a
+    Progress line."""
     schedule = schedule or PollSchedule()
     polls = 0
     while True:
         count, still = 0, None
         if wants_served:
             count, still = yield from _served_look(datasource, interval)
+            if count == 0 and not allow_empty:
+                raise nothing_to_restore(datasource, interval, name, marked)
         else:
             still = yield from _unserved_look(datasource, interval)
         if still is None:
@@ -164,4 +185,4 @@ def segment_write(plan: SegmentWritePlan, timeout: float, schedule: PollSchedule
     """The whole write: :func:`write_segments`, then :func:`watch_segment_state` for at most ``timeout`` seconds."""
     marked = yield from write_segments(plan)
     return (yield from watch_segment_state(plan.datasource, plan.intervals[0], plan.base_task_id, plan.wants_served,
-                                           marked, clock() + timeout, schedule, clock))
+                                           marked, clock() + timeout, schedule, clock, allow_empty=plan.allow_empty))

@@ -7,7 +7,9 @@ segments, the Broker routes to them). Druid's ``markUsed``
 interval used, but only those the used segments overlapping it and the other unused ones there do not overshadow
 (``SqlSegmentsMetadataQuery.markNonOvershadowedSegmentsAsUsedInternal``), so an older version under a dropped newer
 one stays unused. The wait after it is green only once every data segment
-visible in the interval is served and routed (:attr:`RestorePlan.wants_served`).
+visible in the interval is served and routed (:attr:`RestorePlan.wants_served`). An interval showing no data segment
+after the request (never ingested, killed: Druid answers 200 with 0 changed) is refused, not green over an empty
+interval, unless ``allow_empty``.
 
 It is not a task: nothing to adopt, and a retry re-sends a request that changes nothing the second time.
 """
@@ -46,7 +48,9 @@ class RestorePlan(IntervalWrite):
                 f"so Druid serves them (not once a kill deleted them); name {self.base_task_id}")
 
 
-def build_restore_plan(datasource: str, interval: str, *, idempotency_key: str | None = None) -> RestorePlan:
-    """Check a restore of ``interval`` of ``datasource`` (no HTTP); every problem named with its field."""
+def build_restore_plan(datasource: str, interval: str, *, idempotency_key: str | None = None,
+                       allow_empty: bool = False) -> RestorePlan:
+    """Check a restore of ``interval`` of ``datasource`` (no HTTP); every problem named with its field.
+    ``allow_empty``: green when nothing is there to restore, instead of ``DruidNothingToRestoreError``."""
     canonical, name = checked_interval("restore", datasource, interval, idempotency_key, purpose="to restore")
-    return RestorePlan(datasource, (canonical,), name)
+    return RestorePlan(datasource, (canonical,), name, allow_empty=bool(allow_empty))

@@ -80,6 +80,13 @@ class SegmentWrite(Protocol):
         used segment visible in the interval served and routed by the Broker."""
         ...
 
+    @property
+    def allow_empty(self) -> bool:
+        """For a served state: whether an interval showing no data segment after the request is green (True) or
+        refused (False, the default: ``DruidNothingToRestoreError``, since a query would read no row). An unserved
+        state (a drop) has nothing to refuse: empty is its goal."""
+        ...
+
     def write_request(self, api: SegmentWriteApi) -> Request:
         """The one request through ``api`` (the same body on both services)."""
         ...
@@ -103,6 +110,7 @@ class IntervalWrite:
     base_task_id: str
     peak_slots: int = 0
     warnings: tuple[str, ...] = ()
+    allow_empty: bool = False  # SegmentWrite.allow_empty: only a served state (a restore) reads it
 
     @property
     def append(self) -> bool:
