@@ -79,3 +79,27 @@ def test_a_restore_is_the_generic_op_over_its_plan(fake_druid: FakeDruid, druid)
     [output] = [e.event_specific_data.metadata for e in result.all_events if e.event_type_value == "STEP_OUTPUT"]
     assert (output["kind"].value, output["marked"].value, output["wants_served"].value) == ("restore", 1, True)
     assert fake_druid.served_segment_ids("dg_rs") == {segment["identifier"]}
+
+
+def test_a_restore_of_nothing_fails_the_run_unless_its_builder_allows_empty(fake_druid: FakeDruid, druid) -> None:
+    """The core's refusal reaches Dagster as a failed step naming the opt-out; ``allow_empty`` travels in the
+    builder (``partial(build_restore_plan, ds, allow_empty=True)``), no Dagster code of its own."""
+    from functools import partial
+
+    from dagster_druid_ingest import druid_segment_write_op
+    from druid_ingest.planning import build_restore_plan
+
+    def job_of(allow_empty: bool) -> dg.JobDefinition:
+        @dg.job(name=f"restore_nothing_{allow_empty}", partitions_def=daily_partitions("2026-11-01"))
+        def restore_nothing() -> None:
+            druid_segment_write_op("restore_day", build=partial(build_restore_plan, "dg_none",
+                                                                allow_empty=allow_empty))()
+        return restore_nothing
+
+    refused = job_of(False).execute_in_process(partition_key="2026-11-01", resources={"druid": druid},
+                                               raise_on_error=False)
+    assert not refused.success
+    [failure] = [e for e in refused.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert "nothing to restore" in str(failure.event_specific_data.error) and "allow_empty=True" in str(
+        failure.event_specific_data.error)
+    assert job_of(True).execute_in_process(partition_key="2026-11-01", resources={"druid": druid}).success
