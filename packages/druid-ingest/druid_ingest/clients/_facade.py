@@ -1,5 +1,5 @@
-"""``ClientFacade``, the whole client surface: ``EndpointCalls`` plus the multi-step half, submit (the plan-driven
-ensure) and ingest, the handoff target, the segment writes, the waits.
+"""``ClientFacade``, the whole client surface: ``EndpointCalls`` and ``AutoCompactionCalls`` plus the multi-step
+half, submit (the plan-driven ensure) and ingest, the handoff target, the segment writes, the waits.
 
 Same construction as ``_endpoint_calls.py``: one implementation per method, handed to ``self._run``; the overloads only
 give each client its exact type. Waits come in two forms over the same operation (``druid_ingest.ops``): ``watch_*``
@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any, overload
 
 from druid_ingest.api import HandoffResult, HandoffTarget, TaskStatus
-from druid_ingest.clients._endpoint_calls import AsyncMode, EndpointCalls, Mode, SyncMode
+from druid_ingest.clients._auto_compaction_calls import AutoCompactionCalls
+from druid_ingest.clients._endpoint_calls import AsyncMode, Mode, SyncMode
 from druid_ingest.ops import (
     DEFAULT_HANDOFF_TIMEOUT,
     DEFAULT_TASK_TIMEOUT,
@@ -89,7 +90,7 @@ def _settled_handoff(op: Operation[HandoffOutcome], on_never: str, allow_empty: 
     return outcome.settle(on_never, allow_empty)
 
 
-class ClientFacade(EndpointCalls[Mode]):
+class ClientFacade(AutoCompactionCalls[Mode]):
     """Druid ingestion calls. In the async client every method returns an awaitable of the same result."""
 
     @overload

@@ -1,7 +1,7 @@
 """Operations and waits: multi-step generators both clients drive (submit or adopt, the task wait, the handoff
 gate, the timeline check, the input probe, a segment write and its wait, a look of the served-changes watch and its
-first-look rule), their outcomes, poll schedules, history, capacity, and the batchable queries a driver may answer
-for many waits at once.
+first-look rule, the pause and resume of auto-compaction), their outcomes, poll schedules, history, capacity, and
+the batchable queries a driver may answer for many waits at once.
 
 The public face of the room: every name in ``__all__`` resolves on first use (importing the room is cheap, as DAG
 files need); the modules behind it are private.
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
+    from ._auto_compaction import AutoCompactionPause, AutoCompactionResume
     from ._capacity import pool_size, slots_finding
     from ._evidence import AFTER_FAILED_PUBLISH, AfterFailedPublish, check_after_failed_publish
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
@@ -58,6 +59,8 @@ _WHERE = {
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
     "SegmentWriteResult": "_segment_write",
+    "AutoCompactionPause": "_auto_compaction",
+    "AutoCompactionResume": "_auto_compaction",
     "IngestResult": "_outcomes",
     "DRUID_NOTHING_TO_COMPACT": "_nothing_to_compact",
     "NothingToCompact": "_outcomes",
@@ -117,6 +120,8 @@ __all__ = [
     "SHUTDOWN_RETRY",
     "WATCH_EVERY",
     "AfterFailedPublish",
+    "AutoCompactionPause",
+    "AutoCompactionResume",
     "ChangeBatch",
     "ChangeKind",
     "HandoffOutcome",

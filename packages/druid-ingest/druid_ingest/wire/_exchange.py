@@ -41,6 +41,8 @@ class HttpCall:
     send_auth: bool
     #: the request's cap on the read timeout (None: the configured ``read_timeout``)
     read_timeout: float | None = None
+    #: the request's own headers (``Request.headers``), sent after the common ones
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def request_headers(hc: HttpCall, config: ClusterConfig) -> dict[str, str]:
@@ -52,6 +54,9 @@ def request_headers(hc: HttpCall, config: ClusterConfig) -> dict[str, str]:
     authorization = config.authorization_header() if hc.send_auth else None
     if authorization is not None:
         headers["Authorization"] = authorization
+    for name, value in hc.headers:
+        if name.lower() not in ("authorization", "content-type", "accept"):  # never the ones decided here
+            headers[name] = value
     return headers
 
 
@@ -101,7 +106,7 @@ def exchange(
     while True:
         attempts += 1
         send_auth = has_creds and netloc_of(url) in trusted
-        outcome = yield HttpCall(req.method, url, body, send_auth, req.read_timeout)
+        outcome = yield HttpCall(req.method, url, body, send_auth, req.read_timeout, req.headers)
         if isinstance(outcome, Response):
             verdict = classify(outcome)
             if verdict == "ok":

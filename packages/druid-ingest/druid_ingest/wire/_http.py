@@ -83,6 +83,9 @@ class Request:
     #: for a probe that may hang on the server (the sampler opening an unreachable input), where each retry
     #: would start another hanging read there
     read_timeout: float | None = None
+    #: headers of this call beyond the ones every call sends (``request_headers``): Druid's audit headers
+    #: (``X-Druid-Author``, ``X-Druid-Comment``) on a config change, so its audit history names who made it
+    headers: tuple[tuple[str, str], ...] = ()
 
     def url(self, config: ClusterConfig) -> str:
         url = config.base_url(self.service) + self.path
