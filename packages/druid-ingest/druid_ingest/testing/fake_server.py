@@ -20,6 +20,7 @@ from urllib.parse import unquote
 from aiohttp import web
 
 from druid_ingest.testing import (
+    fake_auto_compaction,
     fake_broker,
     fake_coordinator,
     fake_msq,
@@ -52,7 +53,8 @@ _log = logging.getLogger(__name__)
 _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
     (method, re.compile(pattern + "$"), handler)
     for method, pattern, handler in [*fake_overlord.ROUTES, *fake_coordinator.ROUTES, *fake_broker.ROUTES,
-                                      *fake_msq.ROUTES, *fake_sampler.ROUTES, *fake_sql.ROUTES]
+                                      *fake_msq.ROUTES, *fake_sampler.ROUTES, *fake_sql.ROUTES,
+                                      *fake_auto_compaction.ROUTES]
 ]
 
 
@@ -94,6 +96,8 @@ class FakeDruid:
             pending_delay=pending_delay,
             coordinator_period=handoff_delay if coordinator_period is None else coordinator_period,
             overshadowed_grace=overshadowed_grace, clock=clock)
+        #: auto-compaction's configs, audit history and compaction supervisors (``fake_auto_compaction``)
+        self.auto_compaction = fake_auto_compaction.AutoCompactionState()
         self._faults = FaultList()
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
