@@ -9,6 +9,7 @@
     druid-ingest drop --url URL --datasource DS --interval I [--timeout S]   (so every verb of plans.SEGMENT_WRITES)
     druid-ingest kill --url URL --datasource DS --interval I [--idempotency-key K]
     druid-ingest watch DS --url URL [--interval I] [--every S] [--cursor-file F] [--once] [--from-now]
+    druid-ingest auto-compaction pause|resume DS --url URL [--record-file F] [--adopt-suspended]
     druid-ingest check-dags --dags FOLDER [--url URL]      (added by airflow-provider-druid-ingest)
 
 Every command takes ``--json`` (one JSON object on stdout instead of text). Credentials come from the
@@ -19,8 +20,8 @@ add commands through the ``druid_ingest.cli`` entry point group: the provider's 
 to read the DAG folder and the deployment's pools) is one.
 
 This module is the command line's shape (the parser) and its entry point; the verbs live by kind in ``plans``
-(validate, compact, kill, the segment writes), ``sizing`` (pool, timeouts) and ``watch``, over ``terminal`` (emit,
-connect).
+(validate, compact, kill, the segment writes), ``sizing`` (pool, timeouts), ``watch`` and ``auto_compaction``, over
+``terminal`` (emit, connect).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from druid_ingest.cli.auto_compaction import add_auto_compaction
 from druid_ingest.cli.plans import SEGMENT_WRITES, cmd_compact, cmd_kill, cmd_segment_write, cmd_validate, run_plan
 from druid_ingest.cli.sizing import cmd_pool, cmd_timeouts
 from druid_ingest.cli.terminal import connect, emit
@@ -130,6 +132,7 @@ def build_parser(extensions: Mapping[str, Register] | None = None) -> argparse.A
     w.add_argument("--from-now", action="store_true",
                    help="without a cursor yet, record what is served now instead of reporting it all")
     w.set_defaults(func=_watch)
+    add_auto_compaction(command)
     for _name, register in sorted({**_installed_commands(), **dict(extensions or {})}.items()):
         register(command)
     return parser
