@@ -26,6 +26,8 @@ REGISTRY: dict[str, dict[str, str]] = {
         "DruidKillOperator": f"{_P}.operators.kill",
         "DruidDropOperator": f"{_P}.operators.drop",
         "DruidRestoreOperator": f"{_P}.operators.restore",
+        "DruidPauseAutoCompactionOperator": f"{_P}.operators.auto_compaction",
+        "DruidResumeAutoCompactionOperator": f"{_P}.operators.auto_compaction",
     },
     "sensors": {
         "DruidTaskSensor": f"{_P}.sensors.task",
