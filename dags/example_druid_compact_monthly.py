@@ -13,8 +13,14 @@ After a backfill, compact the months it touched once it has finished (runs are q
 A day re-ingested *while* its month compacts wins: a batch replace (priority 50) revokes the compaction's lock
 (priority 25) and the compaction fails; a retry compacts the month again with the new day. A day replaced *after*
 the compaction published is newer than the MONTH version: the gate then says ``superseded`` and names the task
-(docs/druid-contract.md §timeline). With Druid's auto-compaction on for the datasource, turn it off for what this
-DAG compacts, or let auto-compaction do it instead: both compacting one month make one of them fail.
+(docs/druid-contract.md §timeline).
+
+Druid's auto-compaction of the datasource would compact the same month at the same priority (25), so one of the two
+fails: the compaction runs between ``DruidPauseAutoCompactionOperator`` and ``DruidResumeAutoCompactionOperator``
+(docs/lifecycle.md "A backfill and compaction"). The pause saves and deletes the datasource's Coordinator compaction
+config (or suspends its compaction supervisor) and passes what it saved by XCom; the resume is the run's teardown:
+it runs whether the compaction succeeded or not, and the run's state is still the compaction's. With no
+auto-compaction configured both do nothing. Wrap a backfill DAG's ingestion the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +28,10 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import DAG, CronDataIntervalTimetable
 
+from airflow_provider_druid_ingest.operators.auto_compaction import (
+    DruidPauseAutoCompactionOperator,
+    DruidResumeAutoCompactionOperator,
+)
 from airflow_provider_druid_ingest.operators.compact import DruidCompactOperator
 
 with DAG(
@@ -33,7 +43,8 @@ with DAG(
     tags=["druid", "example"],
     doc_md=__doc__,
 ):
-    DruidCompactOperator(
+    pause = DruidPauseAutoCompactionOperator(task_id="pause_auto_compaction", datasource="events_web", retries=2)
+    compact = DruidCompactOperator(
         task_id="compact_month",
         datasource="events_web",
         segment_granularity="MONTH",
@@ -41,3 +52,6 @@ with DAG(
         retries=2,
         retry_delay=pendulum.duration(minutes=10),
     )
+    resume = DruidResumeAutoCompactionOperator(task_id="resume_auto_compaction", datasource="events_web",
+                                               pause_task_id="pause_auto_compaction", retries=2)
+    pause >> compact >> resume.as_teardown(setups=pause)

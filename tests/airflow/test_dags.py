@@ -311,6 +311,7 @@ def test_retention_dag_drops_then_kills_the_aged_day_only(druid_conn, trigger_ru
 def test_compact_monthly_dag_compacts_the_runs_month_and_waits_for_it_to_be_served(druid_conn, trigger_runs):
     # dag.test at 2026-11-02 runs the monthly timetable's last complete month: October
     druid_conn.preload_segments("events_web", "2026-10-05/2026-10-06", "2026-10-06T00:00:00.000Z")
+    config = druid_conn.auto_compaction.put_config({"dataSource": "events_web", "skipOffsetFromLatest": "P2D"})
     dag = example_dag("example_druid_compact_monthly")
     dr = run_dag(dag)
     assert dr.state == "success", ti_states(dr)
@@ -319,3 +320,16 @@ def test_compact_monthly_dag_compacts_the_runs_month_and_waits_for_it_to_be_serv
     assert post.json["type"] == "compact" and post.json["granularitySpec"]["segmentGranularity"] == "MONTH"
     assert post.json["ioConfig"]["inputSpec"]["interval"] == "2026-10-01T00:00:00.000Z/2026-11-01T00:00:00.000Z"
     assert [i for i in druid_conn.served_segment_ids("events_web") if "_2026-10-01T00:00:00.000Z_2026-11-01" in i]
+    # auto-compaction was off while the month compacted, and is back as it was
+    assert druid_conn.auto_compaction.configs["events_web"] == config
+    changes = [r for r in druid_conn.requests if "/config/compaction" in r.path and r.method != "GET"]
+    assert [(r.method, r.time < post.time) for r in changes] == [("DELETE", True), ("POST", False)]
+
+
+def test_compact_monthly_dag_resumes_auto_compaction_when_the_compaction_fails(druid_conn, trigger_runs):
+    config = druid_conn.auto_compaction.put_config({"dataSource": "events_web", "skipOffsetFromLatest": "P2D"})
+    dr = run_dag(example_dag("example_druid_compact_monthly"))  # nothing loaded in October: the compaction fails
+    states = ti_states(dr)
+    assert dr.state == "failed" and states["compact_month"] == "failed", states
+    assert states["resume_auto_compaction"] == "success", states
+    assert druid_conn.auto_compaction.configs["events_web"] == config
