@@ -52,6 +52,6 @@ def test_a_supervisor_already_suspended_fails_the_pause_without_retries(druid_co
 def test_a_record_of_another_datasource_fails_before_any_http(druid_conn, ctx):
     ti = FakeTI()
     ti.xcom_push("return_value", {"datasource": "other", "paused": "nothing configured"})
-    with pytest.raises(DruidFatalFailure, match="record.datasource"):
+    with pytest.raises(DruidFatalFailure, match=r"record\.datasource"):
         DruidResumeAutoCompactionOperator(task_id="r", datasource=DS).execute({**ctx, "ti": ti})
     assert druid_conn.requests == []
