@@ -78,7 +78,10 @@ class AutoCompactionState:
 
 
 def _state(ctx: Ctx) -> AutoCompactionState:
-    return ctx.fake.auto_compaction
+    """``FakeDruid.auto_compaction`` (read by name: ``fake_http``'s settings protocol would import this module)."""
+    state = getattr(ctx.fake, "auto_compaction", None)
+    assert isinstance(state, AutoCompactionState)
+    return state
 
 
 def _audit(ctx: Ctx) -> tuple[str, str]:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from druid_ingest.testing.fake_auto_compaction import AutoCompactionState
     from druid_ingest.testing.fake_state import ClusterState
 
 __all__ = [
@@ -52,7 +51,6 @@ class FakeSettings(Protocol):
 
     broker_lag: float
     duplicate_shape: str
-    auto_compaction: AutoCompactionState
     insert_delay: float
 
 
