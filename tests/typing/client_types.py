@@ -18,6 +18,7 @@ from druid_ingest.api._report_summary import ReportSummary
 from druid_ingest.api._sql_endpoints import SqlResult
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
+from druid_ingest.ops._auto_compaction import AutoCompactionPause, AutoCompactionResume
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
 from druid_ingest.wire._config import ClusterConfig
 from typing_extensions import assert_type
@@ -38,6 +39,8 @@ def sync_calls(client: DruidClient, target: HandoffTarget, spec: dict[str, Any])
     assert_type(client.check_handoff(target), HandoffResult)
     assert_type(client.watch_handoff(target, 10), HandoffOutcome)
     assert_type(client.watch_ingestion("x", "ds", [], False, task_deadline=0, handoff_timeout=None), IngestionOutcome)
+    assert_type(client.pause_auto_compaction("ds"), AutoCompactionPause)
+    assert_type(client.resume_auto_compaction("ds", None), AutoCompactionResume)
 
 
 async def async_calls(client: AsyncDruidClient, target: HandoffTarget, spec: dict[str, Any]) -> None:
@@ -46,6 +49,8 @@ async def async_calls(client: AsyncDruidClient, target: HandoffTarget, spec: dic
     assert_type(await client.ensure_submitted(spec), SubmitOutcome)
     assert_type(await client.wait_for_handoff(target, 10), HandoffResult)
     assert_type(await client.watch_task("x", 10), TaskOutcome)
+    assert_type(await client.pause_auto_compaction("ds"), AutoCompactionPause)
+    assert_type(await client.resume_auto_compaction("ds", {"datasource": "ds"}), AutoCompactionResume)
 
 
 def make(config: ClusterConfig) -> tuple[DruidClient, AsyncDruidClient]:
