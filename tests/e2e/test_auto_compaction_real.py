@@ -7,6 +7,7 @@ segments needed: Druid keeps compaction configs for datasources that have none."
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -33,8 +34,22 @@ def _post(real: DruidClient, config: dict[str, Any]) -> dict[str, Any]:
     return dict(stored.json())
 
 
-def test_pause_retry_resume_on_druid_33(real: DruidClient) -> None:
-    ds = f"ac_e2e_{time.time_ns()}"
+@pytest.fixture()
+def fresh(real: DruidClient) -> Iterator[Callable[[], str]]:
+    """New datasource names; their compaction configs are deleted afterwards (the cluster is shared)."""
+    made: list[str] = []
+
+    def name() -> str:
+        made.append(f"ac_e2e_{time.time_ns()}")
+        return made[-1]
+
+    yield name
+    for ds in made:
+        _raw(real, "DELETE", f"{CONFIG}/{ds}")
+
+
+def test_pause_retry_resume_on_druid_33(real: DruidClient, fresh: Callable[[], str]) -> None:
+    ds = fresh()
     original = _post(real, {"dataSource": ds, "skipOffsetFromLatest": "P2D",
                             "granularitySpec": {"segmentGranularity": "MONTH"}, "taskContext": {"priority": 25}})
     started = time.monotonic()
@@ -61,8 +76,9 @@ def test_pause_retry_resume_on_druid_33(real: DruidClient) -> None:
     print(f"pause {paused_in * 1000:.0f} ms, resume {resumed_in * 1000:.0f} ms")
 
 
-def test_resume_leaves_a_config_recreated_meanwhile_and_a_lost_record_is_recovered(real: DruidClient) -> None:
-    ds = f"ac_e2e_{time.time_ns()}"
+def test_resume_leaves_a_config_recreated_meanwhile_and_a_lost_record_is_recovered(
+        real: DruidClient, fresh: Callable[[], str]) -> None:
+    ds = fresh()
     original = _post(real, {"dataSource": ds, "skipOffsetFromLatest": "P1D"})
     record = real.pause_auto_compaction(ds)
     theirs = _post(real, {"dataSource": ds, "skipOffsetFromLatest": "P9D"})
@@ -70,15 +86,15 @@ def test_resume_leaves_a_config_recreated_meanwhile_and_a_lost_record_is_recover
     assert result.outcome == "left as is"
     assert _raw(real, "GET", f"{CONFIG}/{ds}").json() == theirs != original
 
-    other = f"ac_e2e_{time.time_ns()}"
+    other = fresh()
     saved = _post(real, {"dataSource": other})
     real.pause_auto_compaction(other)
     assert real.resume_auto_compaction(other, None).outcome == "resumed"  # the record lost: the audit history
     assert _raw(real, "GET", f"{CONFIG}/{other}").json() == saved
 
 
-def test_nothing_configured_pauses_nothing(real: DruidClient) -> None:
-    ds = f"ac_e2e_{time.time_ns()}"
+def test_nothing_configured_pauses_nothing(real: DruidClient, fresh: Callable[[], str]) -> None:
+    ds = fresh()
     record = real.pause_auto_compaction(ds)
     assert record.paused == "nothing configured"
     assert real.resume_auto_compaction(ds, record.to_json()).outcome == "nothing to resume"
