@@ -3,13 +3,32 @@
 A builder returns a :class:`~.http.Request`; a parser takes the :class:`~.http.Response` the transport
 got for it and returns a model or raises from the error taxonomy. Sections (``druid-contract §...``) refer to
 ``docs/druid-contract.md``. The families with more to them live beside it and are re-exported here: the task
-status reads (``_task_statuses``), the segment reads (``_segment_endpoints``), the locks, MSQ and the version.
+status reads (``_task_statuses``), the segment reads (``_segment_endpoints``), the locks, MSQ, the version and
+the auto-compaction switches (``_compaction_config``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from druid_ingest.api._compaction_config import (
+    AUDIT_AUTHOR,
+    ConfigChange,
+    compaction_config,
+    compaction_config_history,
+    compaction_supervisor,
+    compaction_supervisors_enabled,
+    delete_compaction_config,
+    parse_compaction_config,
+    parse_compaction_config_history,
+    parse_compaction_supervisor,
+    parse_compaction_supervisors_enabled,
+    parse_config_change,
+    parse_supervisor_switch,
+    post_compaction_config,
+    supervisor_id,
+    switch_supervisor,
+)
 from druid_ingest.api._jsonvalues import as_dict, as_int, as_str, as_text
 from druid_ingest.api._lock_endpoints import (
     INDEXER,
@@ -51,11 +70,13 @@ from druid_ingest.planning import SQL_TASK_PATH
 from druid_ingest.wire import Request, Response, Service, raise_for_status, seg
 
 __all__ = [
+    "AUDIT_AUTHOR",
     "COORD",
     "EPOCH",
     "INDEXER",
     "PROBE_TASK_ID",
     "SAMPLER_MAX_ROWS",
+    "ConfigChange",
     "DruidVersion",
     "HealthService",
     "active_locks",
@@ -63,7 +84,12 @@ __all__ = [
     "active_tasks",
     "broker_candidates",
     "bulk_status",
+    "compaction_config",
+    "compaction_config_history",
+    "compaction_supervisor",
+    "compaction_supervisors_enabled",
     "data_servers",
+    "delete_compaction_config",
     "druid_version",
     "handoff_complete",
     "health",
@@ -72,6 +98,11 @@ __all__ = [
     "parse_active_locks_among",
     "parse_broker_candidates",
     "parse_bulk_status",
+    "parse_compaction_config",
+    "parse_compaction_config_history",
+    "parse_compaction_supervisor",
+    "parse_compaction_supervisors_enabled",
+    "parse_config_change",
     "parse_data_servers",
     "parse_druid_version",
     "parse_handoff_complete",
@@ -88,11 +119,13 @@ __all__ = [
     "parse_started",
     "parse_status",
     "parse_submit",
+    "parse_supervisor_switch",
     "parse_task_payload",
     "parse_tasks",
     "parse_tasks_among",
     "parse_used_segments",
     "parse_workers",
+    "post_compaction_config",
     "reports",
     "sampler",
     "served_segments",
@@ -101,6 +134,8 @@ __all__ = [
     "sql_task",
     "status",
     "submit",
+    "supervisor_id",
+    "switch_supervisor",
     "task_payload",
     "tasks",
     "used_segments",

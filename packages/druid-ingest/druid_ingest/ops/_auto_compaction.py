@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from druid_ingest.api import _compaction_config as cc
 from druid_ingest.api import endpoints as ep
 from druid_ingest.errors import DruidProtocolError, DruidUsageError
 from druid_ingest.wire import Operation, Progress, call, seg
@@ -76,8 +75,8 @@ class AutoCompactionPause:
         if paused == "compaction config" and (not isinstance(config, dict) or config.get("dataSource") != ds):
             raise DruidUsageError(f"record.config: the compaction config of {ds!r} (a JSON object whose dataSource "
                                   f"is {ds!r}) is required when paused is 'compaction config'")
-        if paused == "compaction supervisor" and sup != cc.supervisor_id(ds):
-            raise DruidUsageError(f"record.supervisor_id: {cc.supervisor_id(ds)!r} is required when paused is "
+        if paused == "compaction supervisor" and sup != ep.supervisor_id(ds):
+            raise DruidUsageError(f"record.supervisor_id: {ep.supervisor_id(ds)!r} is required when paused is "
                                   f"'compaction supervisor', not {sup!r}")
         version = data.get("druid_version")
         return cls(ds, paused, config if paused == "compaction config" else None,
@@ -112,14 +111,14 @@ def _checked_datasource(datasource: object) -> str:
     return datasource
 
 
-def paused_config(history: list[cc.ConfigChange]) -> dict[str, Any] | None:
+def paused_config(history: list[ep.ConfigChange]) -> dict[str, Any] | None:
     """The config our pause deleted, when the datasource's last config change is that deletion (its audit author
     and comment ours); None otherwise: never configured, deleted by someone else, or present now."""
     last = max((i for i, change in enumerate(history) if change.config is not None), default=None)
     if last is None or last + 1 >= len(history):
         return None
     deletion = history[last + 1]
-    if deletion.author == cc.AUDIT_AUTHOR and deletion.comment.startswith(PAUSE_COMMENT):
+    if deletion.author == ep.AUDIT_AUTHOR and deletion.comment.startswith(PAUSE_COMMENT):
         return history[last].config
     return None
 
@@ -132,11 +131,11 @@ def _say(line: str) -> Operation[None]:
 def _mechanism(datasource: str) -> Operation[tuple[Paused, str | None]]:
     """Which switch this cluster has, logged: the supervisor when it compacts with supervisors, else the config."""
     found = yield from call(ep.druid_version(), ep.parse_druid_version)
-    enabled = yield from call(cc.compaction_supervisors_enabled(), cc.parse_compaction_supervisors_enabled)
+    enabled = yield from call(ep.compaction_supervisors_enabled(), ep.parse_compaction_supervisors_enabled)
     where = f"Druid {found.version or '(version unknown)'} at {found.answered_by}"
     if enabled:
         yield from _say(f"{where} runs auto-compaction as supervisors: pausing means suspending "
-                        f"{cc.supervisor_id(datasource)}")
+                        f"{ep.supervisor_id(datasource)}")
         return "compaction supervisor", found.version
     why = "off" if enabled is False else "not available there"
     yield from _say(f"{where}: compaction supervisors are {why}, so the Coordinator's compaction config of "
@@ -145,7 +144,7 @@ def _mechanism(datasource: str) -> Operation[tuple[Paused, str | None]]:
 
 
 def _recovered(datasource: str) -> Operation[dict[str, Any] | None]:
-    history = yield from call(cc.compaction_config_history(datasource), cc.parse_compaction_config_history)
+    history = yield from call(ep.compaction_config_history(datasource), ep.parse_compaction_config_history)
     return paused_config(history)
 
 
@@ -166,9 +165,9 @@ def pause_auto_compaction(datasource: str, adopt_suspended: bool = False) -> Ope
 
 
 def _delete_config(datasource: str, version: str | None) -> Operation[AutoCompactionPause]:
-    config = yield from call(cc.compaction_config(datasource), cc.parse_compaction_config)
+    config = yield from call(ep.compaction_config(datasource), ep.parse_compaction_config)
     if config is not None:
-        deleted = yield from call(cc.delete_compaction_config(datasource, PAUSE_COMMENT), cc.parse_config_change)
+        deleted = yield from call(ep.delete_compaction_config(datasource, PAUSE_COMMENT), ep.parse_config_change)
         if deleted:
             return AutoCompactionPause(datasource, "compaction config", config, druid_version=version)
     saved = yield from _recovered(datasource)  # none now: our earlier try's deletion, or never configured
@@ -179,11 +178,11 @@ def _delete_config(datasource: str, version: str | None) -> Operation[AutoCompac
 
 
 def _suspend(datasource: str, adopt: bool, version: str | None) -> Operation[AutoCompactionPause]:
-    sup = cc.supervisor_id(datasource)
-    suspended = yield from call(cc.compaction_supervisor(datasource), cc.parse_compaction_supervisor)
+    sup = ep.supervisor_id(datasource)
+    suspended = yield from call(ep.compaction_supervisor(datasource), ep.parse_compaction_supervisor)
     switched = "missing" if suspended is None else "already" if suspended else None
     if switched is None:
-        switched = yield from call(cc.switch_supervisor(datasource, suspend=True), cc.parse_supervisor_switch)
+        switched = yield from call(ep.switch_supervisor(datasource, suspend=True), ep.parse_supervisor_switch)
     if switched == "missing":
         return AutoCompactionPause(datasource, "nothing configured", druid_version=version)
     if switched == "already" and not adopt:
@@ -221,15 +220,15 @@ def resume_auto_compaction(
 def _resume_lost(datasource: str) -> Operation[AutoCompactionResume]:
     mechanism, _ = yield from _mechanism(datasource)
     if mechanism == "compaction supervisor":
-        suspended = yield from call(cc.compaction_supervisor(datasource), cc.parse_compaction_supervisor)
+        suspended = yield from call(ep.compaction_supervisor(datasource), ep.parse_compaction_supervisor)
         if suspended:
             raise DruidUsageError(
-                f"No pause record, and {cc.supervisor_id(datasource)} is suspended: whether a pause suspended it "
+                f"No pause record, and {ep.supervisor_id(datasource)} is suspended: whether a pause suspended it "
                 "cannot be known, so it is left suspended. Resume it yourself if it was the pause's (POST "
-                f"/druid/indexer/v1/supervisor/{cc.supervisor_id(datasource)}/resume). " + OPT_OUT)
+                f"/druid/indexer/v1/supervisor/{ep.supervisor_id(datasource)}/resume). " + OPT_OUT)
         return AutoCompactionResume(datasource, "nothing to resume", f"no pause record; "
-                                    f"{cc.supervisor_id(datasource)} is not suspended (or does not exist)")
-    current = yield from call(cc.compaction_config(datasource), cc.parse_compaction_config)
+                                    f"{ep.supervisor_id(datasource)} is not suspended (or does not exist)")
+    current = yield from call(ep.compaction_config(datasource), ep.parse_compaction_config)
     saved = None if current is not None else (yield from _recovered(datasource))
     if saved is None:
         state = "has a compaction config" if current is not None else \
@@ -240,7 +239,7 @@ def _resume_lost(datasource: str) -> Operation[AutoCompactionResume]:
 
 
 def _post_back(datasource: str, config: dict[str, Any], recovered: bool) -> Operation[AutoCompactionResume]:
-    current = yield from call(cc.compaction_config(datasource), cc.parse_compaction_config)
+    current = yield from call(ep.compaction_config(datasource), ep.parse_compaction_config)
     if current == config:
         return AutoCompactionResume(datasource, "already resumed", f"auto-compaction of {datasource!r}: its "
                                     "compaction config is already the one the pause saved; nothing changed")
@@ -250,8 +249,8 @@ def _post_back(datasource: str, config: dict[str, Any], recovered: bool) -> Oper
         return AutoCompactionResume(datasource, "left as is", f"auto-compaction of {datasource!r}: a compaction "
                                     "config was created while it was paused; it is left as is and the one the "
                                     "pause saved is not posted back (it is in the log)")
-    yield from call(cc.post_compaction_config(config, RESUME_COMMENT), cc.parse_config_change)
-    now = yield from call(cc.compaction_config(datasource), cc.parse_compaction_config)
+    yield from call(ep.post_compaction_config(config, RESUME_COMMENT), ep.parse_config_change)
+    now = yield from call(ep.compaction_config(datasource), ep.parse_compaction_config)
     if now is None:
         raise DruidProtocolError(f"Druid accepted the compaction config of {datasource!r} but has none: "
                                  f"post it yourself: {config}")
@@ -261,8 +260,8 @@ def _post_back(datasource: str, config: dict[str, Any], recovered: bool) -> Oper
 
 
 def _unsuspend(datasource: str) -> Operation[AutoCompactionResume]:
-    sup = cc.supervisor_id(datasource)
-    switched = yield from call(cc.switch_supervisor(datasource, suspend=False), cc.parse_supervisor_switch)
+    sup = ep.supervisor_id(datasource)
+    switched = yield from call(ep.switch_supervisor(datasource, suspend=False), ep.parse_supervisor_switch)
     if switched == "missing":
         return AutoCompactionResume(datasource, "left as is", f"{sup} no longer exists (terminated while paused); "
                                     "nothing is re-created")
