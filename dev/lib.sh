@@ -34,6 +34,75 @@ stop_pid() {
   log "stopped $name (pid $pid, SIGKILL after ${secs}s)"
 }
 
+# ---------------------------------------------------------------------------------------------------------
+# Services: one process each, started by start_service, its pid in pid_file, its output in log_file. The harness
+# defines three functions for them:
+#   service_is SVC PID      whether process PID is its service SVC (its command line, its working directory...)
+#   prepare_service SVC     what precedes a start of SVC (checks, config files); sets the array SERVICE_CMD to the
+#                           command that runs it, and may set SERVICE_NOTE (words for the "started" line)
+#   service_healthy SVC     whether SVC answers (wait_healthy polls it)
+# ---------------------------------------------------------------------------------------------------------
+
+# The pid of service $1 when its recorded process still runs and service_is knows it for $1 (so a recycled pid is
+# never taken for it); nothing and status 1 otherwise.
+service_pid() {
+  local pid
+  pid="$(live_pid "$(pid_file "$1")")" || return 1
+  service_is "$1" "$pid" || return 1
+  echo "$pid"
+}
+
+# Start service $1 unless it runs: SERVICE_CMD in a session of its own (a Ctrl-C of the caller does not reach it;
+# its pid is its process group's), from $VAR_DIR, stdin from /dev/null, its output appended to its log after a
+# "=== <time> starting $1: <command>" line. Its pid goes to its pid file; it is no job of this shell.
+start_service() {
+  local svc="$1" pid lf
+  if pid="$(service_pid "$svc")"; then
+    log "$svc already running (pid $pid)"
+    return 0
+  fi
+  SERVICE_CMD=()
+  SERVICE_NOTE=""
+  prepare_service "$svc"
+  lf="$(log_file "$svc")"
+  echo "=== $(date -u +%FT%TZ) starting $svc: ${SERVICE_CMD[*]}" >>"$lf"
+  (cd "$VAR_DIR" && exec setsid "${SERVICE_CMD[@]}" >>"$lf" 2>&1 </dev/null) &
+  echo $! >"$(pid_file "$svc")"
+  disown
+  log "started $svc (pid $!, ${SERVICE_NOTE:+$SERVICE_NOTE, }log $lf)"
+}
+
+# Die, with the tail of its log, when the process recorded for service $1 is gone: it exited while starting. Only a
+# pid that is gone counts: until start_service's subshell has exec'ed the service, its command line is the harness's.
+check_started() {
+  local pid
+  pid="$(cat "$(pid_file "$1")" 2>/dev/null || true)"
+  if ! [[ "$pid" =~ ^[1-9][0-9]*$ ]] || ! kill -0 "$pid" 2>/dev/null; then
+    log "$1 exited during startup; last log lines:"
+    tail -n 40 "$(log_file "$1")" >&2 || true
+    die "$1 failed to start (log: $(log_file "$1"))"
+  fi
+}
+
+# Run "$@" every $2 seconds until it succeeds (status 0), or until $SECONDS reaches $1 (status 1).
+poll_until() {
+  local deadline="$1" pause="$2"
+  shift 2
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep "$pause"
+  done
+}
+
+# Wait until service $1 is healthy; die when its process exits meanwhile (check_started), or when $SECONDS reaches
+# $2 (with the tail of its log).
+wait_healthy() {
+  poll_until "$2" 0.5 healthy_or_started "$1" && return 0
+  tail -n 40 "$(log_file "$1")" >&2 || true
+  die "$1 not healthy after timeout (log: $(log_file "$1"))"
+}
+healthy_or_started() { service_healthy "$1" && return 0; check_started "$1"; return 1; }
+
 # Where a service that drops privileges keeps its state.
 #
 # A checkout may sit in a folder only its owner can traverse (as root under /root, or any `mktemp -d`): then a

@@ -204,3 +204,48 @@ echo done
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"stopped polite \(pid \d+\)$", done.stderr, re.M), done.stderr
     assert re.search(r"stopped stubborn \(pid \d+, SIGKILL after 1s\)", done.stderr), done.stderr
+
+
+def test_start_service_starts_once_in_its_own_session_and_wait_healthy_sees_it_answer_or_die(tmp_path: Path) -> None:
+    """dev/lib.sh's start_service, service_pid and wait_healthy (the druid and airflow harnesses start every
+    service with them), on real processes of a harness made up here: one answers, one exits while starting, one
+    never answers."""
+    script = f"""
+set -euo pipefail
+source {ROOT / 'dev/lib.sh'}
+VAR_DIR={tmp_path}
+mkdir -p "$VAR_DIR/run" "$VAR_DIR/log"
+service_is() {{ [[ "$(pid_cmdline "$2")" == *" fake-$1 "* ]]; }}  # bash -c CODE fake-NAME: the loops keep bash
+prepare_service() {{
+  case "$1" in
+    answers) SERVICE_CMD=(bash -c 'sleep 0.3; touch answered; while :; do sleep 1; done' fake-answers) ;;
+    quits) SERVICE_CMD=(bash -c 'echo boom; exit 3' fake-quits) ;;
+    mute) SERVICE_CMD=(bash -c 'while :; do sleep 1; done' fake-mute) ;;
+  esac
+  SERVICE_NOTE="note of $1"
+}}
+service_healthy() {{ [[ "$1" == answers && -f "$VAR_DIR/answered" ]]; }}
+start_service answers
+wait_healthy answers $((SECONDS + 20))
+pid="$(service_pid answers)"
+[[ "$pid" == "$(cat "$(pid_file answers)")" ]] || {{ echo "service_pid $pid is not the recorded pid"; exit 1; }}
+[[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || {{ echo "answers runs in the caller's session"; exit 1; }}
+start_service answers  # already running: not started again
+[[ "$(grep -c '^=== .* starting answers: bash -c ' "$(log_file answers)")" == 1 ]] || exit 1
+kill -KILL "$pid"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+service_pid answers && {{ echo "service_pid still sees $pid"; exit 1; }}
+( start_service quits; wait_healthy quits $((SECONDS + 20)) ) && exit 1
+start_service mute
+( wait_healthy mute $((SECONDS + 1)) ) && exit 1
+kill -KILL "$(service_pid mute)"
+echo done
+"""
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stdout + done.stderr
+    assert re.search(r"started answers \(pid \d+, note of answers, log .*/log/answers\.log\)", done.stderr)
+    assert re.search(r"answers already running \(pid \d+\)", done.stderr)
+    assert re.search(r"quits exited during startup; last log lines:\n=== \S+ starting quits: bash -c .*\nboom\n",
+                     done.stderr)
+    assert "[dev] ERROR: quits failed to start (log: " in done.stderr
+    assert "[dev] ERROR: mute not healthy after timeout (log: " in done.stderr

@@ -184,34 +184,25 @@ install_redis() {
     || die "apt-get install redis-server failed (see above)"
 }
 
-# pid of this deployment's redis-server (redis retitles itself "redis-server 127.0.0.1:PORT")
-redis_pid() {
-  local pid
-  pid="$(live_pid "$(pid_file redis)")" || return 1
-  [[ "$(pid_cmdline "$pid")" == *redis-server*":$REDIS_PORT"* ]] || return 1
-  echo "$pid"
-}
-
-redis_start() {
-  local bin pid
-  if pid="$(redis_pid)"; then log "redis already running (pid $pid, port $REDIS_PORT)"; return 0; fi
+# the redis-server command (start_service's prepare_service), after its checks
+prepare_redis() {
+  local bin
   bin="$(redis_bin)" || { install_redis; bin="$(redis_bin)" || die "redis-server installed but not found"; }
   port_open "$REDIS_PORT" && die "port $REDIS_PORT is in use by another process (set AIRFLOW_DEV_REDIS_PORT)"
   mkdir -p "$VAR_DIR/redis"
-  (cd "$VAR_DIR" && exec env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" setsid "$bin" --bind 127.0.0.1 --port "$REDIS_PORT" \
-    --dir "$VAR_DIR/redis" --save '' --appendonly no --daemonize no --protected-mode yes \
-    >>"$(log_file redis)" 2>&1 </dev/null) &
-  echo $! >"$(pid_file redis)"
-  disown  # not a job of this shell: seed_metadata waits for its own background jobs
-  local i
-  for i in $(seq 40); do port_open "$REDIS_PORT" && break; sleep 0.25; done
-  port_open "$REDIS_PORT" || { tail -20 "$(log_file redis)" >&2; die "redis-server did not open port $REDIS_PORT (log: $(log_file redis))"; }
-  log "started redis on 127.0.0.1:$REDIS_PORT (pid $(cat "$(pid_file redis)"), $("$bin" --version | cut -d' ' -f3))"
+  SERVICE_CMD=(env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" "$bin" --bind 127.0.0.1 --port "$REDIS_PORT"
+    --dir "$VAR_DIR/redis" --save '' --appendonly no --daemonize no --protected-mode yes)
+  SERVICE_NOTE="127.0.0.1:$REDIS_PORT, $("$bin" --version | cut -d' ' -f3)"
+}
+
+redis_start() {
+  start_service redis
+  wait_healthy redis $((SECONDS + 10))
 }
 
 redis_stop() {
   local pid
-  pid="$(redis_pid)" || { rm -f "$(pid_file redis)"; return 0; }
+  pid="$(service_pid redis)" || { rm -f "$(pid_file redis)"; return 0; }
   stop_pid "$pid" redis TERM 10
   rm -f "$(pid_file redis)"
 }
@@ -350,18 +341,20 @@ pg_pids() {
 # Airflow services: each in its own session (pid == process group id) so stop takes its children too
 # ---------------------------------------------------------------------------------------------------------
 
-# PID of a running service started by this script. A recycled PID is ignored: the process must run in
-# $VAR_DIR (start_service cds there) and name the service (the api-server retitles itself "airflow api_server").
-service_pid() {
-  local pid cmd
-  pid="$(live_pid "$(pid_file "$1")")" || return 1
-  [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$VAR_DIR" ]] || return 1
-  cmd="$(pid_cmdline "$pid")"
-  # Celery retitles its worker "[celeryd: worker-1@host:MainProcess] ..."
+# whether process $2 is service $1 (dev/lib.sh's service_pid ignores a recycled pid by it): redis retitles itself
+# "redis-server 127.0.0.1:PORT"; an Airflow service runs in $VAR_DIR (start_service cds there) and names the
+# service (the api-server retitles itself "airflow api_server", Celery its worker "[celeryd: worker-1@host:...")
+service_is() {
+  local cmd
+  cmd="$(pid_cmdline "$2")"
+  if [[ "$1" == redis ]]; then [[ "$cmd" == *redis-server*":$REDIS_PORT"* ]]; return; fi
+  [[ "$(readlink "/proc/$2/cwd" 2>/dev/null)" == "$VAR_DIR" ]] || return 1
   [[ "$cmd" == *"$AIRFLOW_BIN $(service_argv "$1")"* || "$cmd" == "airflow ${1//-/_} "* \
-    || "$cmd" == *"celeryd: $1@"* ]] || return 1
-  echo "$pid"
+    || "$cmd" == *"celeryd: $1@"* ]]
 }
+
+# the only service wait_healthy waits for one by one; the Airflow services answer together (wait_ready)
+service_healthy() { [[ "$1" == redis ]] && port_open "$REDIS_PORT"; }
 
 # The `airflow` arguments of a service: triggerer-N is `triggerer`, worker-N a Celery worker of its own name
 service_argv() {
@@ -431,12 +424,7 @@ reap_orphans() {
   old="$(cat "$f" 2>/dev/null || true)"
   [[ "$old" =~ ^[0-9]+$ ]] || return 0
   pids=""
-  for p in $(pgrep -g "$old" 2>/dev/null || true); do
-    if [[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" == "$VAR_DIR" ]] \
-        || tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "AIRFLOW_DEV_DEPLOYMENT=$VAR_DIR"; then
-      pids="$pids $p"
-    fi
-  done
+  for p in $(pgrep -g "$old" 2>/dev/null || true); do marked_pid "$p" && pids="$pids $p"; done
   pids="${pids# }"
   [[ -n "$pids" ]] || return 0
   log "$svc (pid $old) is gone but left processes of its group running: $pids ($(ps -o args= -p "${pids// /,}" | cut -c1-40 | sort | uniq -c | awk '{c=$1; $1=""; printf "%s%s x%s", sep, substr($0, 2), c; sep=", "}')): stopping them before it starts again"
@@ -448,26 +436,20 @@ reap_orphans() {
   kill -KILL $pids 2>/dev/null || true
 }
 
-start_service() {
-  local svc="$1" pid lf port owner
-  if pid="$(service_pid "$svc")"; then
-    log "$svc already running (pid $pid)"
-    return 0
-  fi
+# the command of a service (dev/lib.sh's start_service), after its checks
+prepare_service() {
+  local svc="$1" port owner
+  [[ "$svc" == redis ]] && { prepare_redis; return; }
   reap_orphans "$svc"
   if port="$(log_server_port "$svc")" && port_open "$port"; then
     owner="$(port_owner "$port")"
-    die "port $port ($svc's log server) is held by ${owner:+pid $owner: $(tr '\0' ' ' <"/proc/$owner/cmdline" 2>/dev/null | cut -c1-80)}${owner:-another process}: stop it or set AIRFLOW_DEV_LOG_PORT"
+    die "port $port ($svc's log server) is held by ${owner:+pid $owner: $(pid_cmdline "$owner" | cut -c1-80)}${owner:-another process}: stop it or set AIRFLOW_DEV_LOG_PORT"
   fi
-  lf="$(log_file "$svc")"
-  echo "=== $(date -u +%FT%TZ) starting $svc" >>"$lf"
   # the marker AIRFLOW_DEV_DEPLOYMENT is inherited by every child: stop finds stragglers by it
   local -a argv extra
   read -r -a argv <<<"$(service_argv "$svc")"
   mapfile -t extra < <(service_env "$svc")
-  (cd "$VAR_DIR" && exec env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" "${extra[@]}" setsid "$AIRFLOW_BIN" "${argv[@]}" >>"$lf" 2>&1 </dev/null) &
-  echo $! >"$(pid_file "$svc")"
-  log "started $svc (pid $!, log $lf)"
+  SERVICE_CMD=(env AIRFLOW_DEV_DEPLOYMENT="$VAR_DIR" "${extra[@]}" "$AIRFLOW_BIN" "${argv[@]}")
 }
 
 # GET $API_URL/api/v2/monitor/health (no auth): metadatabase, scheduler, triggerer, dag_processor
@@ -510,7 +492,7 @@ wait_ready() {
   local since="${1:-0}" deadline=$((SECONDS + ${AIRFLOW_DEV_START_TIMEOUT:-240})) bad svc
   while true; do
     for svc in "${SERVICES[@]}"; do
-      service_pid "$svc" >/dev/null || { tail -n 40 "$(log_file "$svc")" >&2; die "$svc exited during startup (log: $(log_file "$svc"))"; }
+      check_started "$svc"
     done
     bad="$(unhealthy_components "$since")"
     for svc in "${SERVICES[@]}"; do
@@ -614,15 +596,19 @@ cmd_start() {
 }
 
 # processes of start_service and their children: working directory $VAR_DIR (inherited) or the marker in
-# their environment (retitled processes overwrite /proc/<pid>/environ, hence both). Pids, one a line.
+# their environment (retitled processes overwrite /proc/<pid>/environ, hence both)
+marked_pid() {
+  [[ "$(readlink "/proc/$1/cwd" 2>/dev/null)" == "$VAR_DIR" ]] \
+    || tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "AIRFLOW_DEV_DEPLOYMENT=$VAR_DIR"
+}
+
+# every process marked_pid knows, one a line
 marked_pids() {
   local p
   for p in /proc/[0-9]*; do
-    [[ "${p#/proc/}" == "$$" || "${p#/proc/}" == "$BASHPID" ]] && continue
-    if [[ "$(readlink "$p/cwd" 2>/dev/null)" == "$VAR_DIR" ]] \
-        || tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "AIRFLOW_DEV_DEPLOYMENT=$VAR_DIR"; then
-      echo "${p#/proc/}"
-    fi
+    p="${p#/proc/}"
+    [[ "$p" == "$$" || "$p" == "$BASHPID" ]] && continue
+    marked_pid "$p" && echo "$p"
   done
   return 0
 }
@@ -691,7 +677,7 @@ cmd_status() {
     printf '%-14s %-12s port %-5s stopped\n' postgres - "$PG_PORT"; rc=1
   fi
   if [[ "$EXECUTOR" == celery ]]; then
-    if pid="$(redis_pid)"; then
+    if pid="$(service_pid redis)"; then
       read -r -a mem <<<"$(group_mem_mb "$pid")"
       tot_rss=$((tot_rss + mem[0])); tot_pss=$((tot_pss + mem[1]))
       printf '%-14s pid %-8s port %-5s %-10s rss %5s MB  pss %5s MB\n' redis "$pid" "$REDIS_PORT" running "${mem[0]}" "${mem[1]}"

@@ -186,13 +186,8 @@ cmd_fetch() {
 # process helpers
 # ---------------------------------------------------------------------------------------------------------
 
-# PID of a running service started by this script (checks the command line, so a recycled PID is ignored)
-service_pid() {
-  local pid
-  pid="$(live_pid "$(pid_file "$1")")" || return 1
-  pid_cmdline "$pid" | grep -qF -- "-Ddruid.devcluster.service=$1 " || return 1
-  echo "$pid"
-}
+# whether process $2 is service $1 (for dev/lib.sh's service_pid): java with the marker property names it
+service_is() { pid_cmdline "$2" | grep -qF -- "-Ddruid.devcluster.service=$1 "; }
 
 java_opts_common() {
   # the flags Druid's bin/run-java adds on Java >= 11 (required on 17)
@@ -255,12 +250,9 @@ extension_props() {
   printf '%s\n' "-Ddruid.extensions.directory=$(cd "$DRUID_EXTENSIONS_DIR" && pwd)" "-Ddruid.extensions.loadList=[$list]"
 }
 
-start_service() {
-  local svc="$1" pid
-  if pid="$(service_pid "$svc")"; then
-    log "$svc already running (pid $pid)"
-    return 0
-  fi
+# the java command of a service, for dev/lib.sh's start_service
+prepare_service() {
+  local svc="$1"
   local -a opts=() args=() conf
   conf="$(conf_of "$svc")"
   [[ "$svc" == derby ]] || mapfile -t opts < <(grep -v '^\s*\(#\|$\)' "$CONF_DIR/$conf/jvm.config")
@@ -293,17 +285,9 @@ start_service() {
           -cp "$CONF_DIR/$conf:$CONF_DIR/_common:$LIB_DIR/*"
           org.apache.druid.cli.Main server "$(server_type "$svc")")
   fi
-  local lf
-  lf="$(log_file "$svc")"
-  {
-    echo "=== $(date -u +%FT%TZ) starting $svc: $JAVA ${args[*]}"
-  } >>"$lf"
-  # own session, so a Ctrl-C of the caller does not kill the cluster; stdin from /dev/null
-  (cd "$VAR_DIR" && exec setsid "$JAVA" "${args[@]}" >>"$lf" 2>&1 </dev/null) &
-  echo $! >"$(pid_file "$svc")"
-  log "started $svc (pid $!, port $(service_port "$svc"), log $lf)"
+  SERVICE_CMD=("$JAVA" "${args[@]}")
+  SERVICE_NOTE="port $(service_port "$svc")"
 }
-
 
 http_get() { curl -sS --max-time 5 "$@" 2>/dev/null; }
 
@@ -317,23 +301,6 @@ service_healthy() {
     return
   fi
   [[ "$(http_get "http://127.0.0.1:$port/status/health")" == true ]]
-}
-
-wait_healthy() {
-  local svc="$1" deadline="$2"
-  while ! service_healthy "$svc"; do
-    # the recorded pid is alive (until the subshell has exec'ed java its cmdline is still bash's: do not take
-    # that moment for an exit, only a pid that is gone)
-    local pid
-    pid="$(cat "$(pid_file "$svc")" 2>/dev/null || true)"
-    if ! [[ "$pid" =~ ^[1-9][0-9]*$ ]] || ! kill -0 "$pid" 2>/dev/null; then
-      log "$svc exited during startup; last log lines:"
-      tail -n 40 "$(log_file "$svc")" >&2 || true
-      die "$svc failed to start (log: $(log_file "$svc"))"
-    fi
-    ((SECONDS < deadline)) || die "$svc not healthy after timeout (log: $(log_file "$svc"))"
-    sleep 0.5
-  done
 }
 
 check_ports_free() {
