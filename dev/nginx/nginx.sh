@@ -193,6 +193,7 @@ write_squid_conf() {
 squid_alive() {
   [ -s "$SQUID_DIR/squid.pid" ] && kill -0 "$(cat "$SQUID_DIR/squid.pid")" 2>/dev/null
 }
+squid_listens() { squid_alive && port_open "$SQUID_PORT"; }
 
 start_squid() {
   local bin
@@ -207,14 +208,10 @@ start_squid() {
     port_open "$SQUID_PORT" && die "127.0.0.1:$SQUID_PORT is taken by something else: set NGINX_DEV_SQUID_PORT"
     "$bin" -f "$SQUID_DIR/squid.conf" || die "squid did not start (see $SQUID_DIR/cache.log)"
   fi
-  local deadline=$((SECONDS + 20))
-  while [ $SECONDS -lt $deadline ]; do
-    if squid_alive && port_open "$SQUID_PORT"; then
-      log "squid (pid $(cat "$SQUID_DIR/squid.pid")): $SQUID_URL (CONNECT to 127.0.0.1 only)"
-      return 0
-    fi
-    sleep 0.3
-  done
+  if poll_until $((SECONDS + 20)) 0.3 squid_listens; then
+    log "squid (pid $(cat "$SQUID_DIR/squid.pid")): $SQUID_URL (CONNECT to 127.0.0.1 only)"
+    return 0
+  fi
   tail -n 20 "$SQUID_DIR/cache.log" >&2 || true
   die "squid does not listen on 127.0.0.1:$SQUID_PORT within 20 s (see $SQUID_DIR/cache.log)"
 }
@@ -231,16 +228,17 @@ pid_alive() {
   [ -s "$VAR/nginx.pid" ] && kill -0 "$(cat "$VAR/nginx.pid")" 2>/dev/null
 }
 
-wait_ready() {
-  local deadline=$((SECONDS + 20))
-  while [ $SECONDS -lt $deadline ]; do
-    if python3 - "$TLS_URL/status/health" "$VAR/pki/ca.pem" <<'EOF' 2>/dev/null; then return 0; fi
+# Druid's /status/health through nginx's TLS server, checked against the harness's CA
+answers_through() {
+  python3 - "$TLS_URL/status/health" "$VAR/pki/ca.pem" <<'EOF' 2>/dev/null
 import ssl, sys, urllib.request
 ctx = ssl.create_default_context(cafile=sys.argv[2])
 sys.exit(urllib.request.urlopen(sys.argv[1], timeout=3, context=ctx).read().strip() != b"true")
 EOF
-    sleep 0.3
-  done
+}
+
+wait_ready() {
+  poll_until $((SECONDS + 20)) 0.3 answers_through && return 0
   tail -n 20 "$VAR/logs/error.log" >&2 || true
   die "nginx does not answer $TLS_URL/status/health through to Druid within 20 s (is Druid up at $(druid_upstream)?)"
 }
