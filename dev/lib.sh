@@ -103,6 +103,43 @@ wait_healthy() {
 }
 healthy_or_started() { service_healthy "$1" && return 0; check_started "$1"; return 1; }
 
+# Stop services "$@" (those service_pid finds running): TERM to each, or to its whole process group when
+# STOP_GROUPS=1 (a service's children go with it); SIGKILL what is still alive after $1 seconds, and wait up to 10 s
+# more. Status 1 when something outlived that; else their pid files go.
+stop_services() {
+  local timeout="$1" svc pid i g="" what=pid
+  shift
+  ((${STOP_GROUPS:-0})) && { g=-; what="process group"; }
+  local -a pids=() names=()
+  for svc in "$@"; do
+    if pid="$(service_pid "$svc")"; then
+      log "stopping $svc ($what $pid)"
+      kill -TERM -- "$g$pid" 2>/dev/null || true
+      pids+=("$pid"); names+=("$svc")
+    fi
+  done
+  local deadline=$((SECONDS + timeout)) killed=0
+  while ((${#pids[@]})); do
+    local -a alive=()
+    for i in "${!pids[@]}"; do
+      # a group lives while any member does; a lone zombie has an empty cmdline, so service_pid no longer matches it
+      if [[ -n "$g" ]]; then pgrep -g "${pids[$i]}" >/dev/null && alive+=("$i"); else service_pid "${names[$i]}" >/dev/null && alive+=("$i"); fi
+    done
+    ((${#alive[@]})) || break
+    if ((SECONDS >= deadline)); then
+      ((killed)) && { log "could not kill: $(for i in "${alive[@]}"; do printf '%s ' "${names[$i]}"; done)"; return 1; }
+      for i in "${alive[@]}"; do
+        log "${names[$i]} ($what ${pids[$i]}) still running after ${timeout}s: SIGKILL"
+        kill -KILL -- "$g${pids[$i]}" 2>/dev/null || true
+      done
+      killed=1
+      deadline=$((SECONDS + 10))
+    fi
+    sleep 0.5
+  done
+  for svc in "$@"; do rm -f "$(pid_file "$svc")"; done
+}
+
 # Where a service that drops privileges keeps its state.
 #
 # A checkout may sit in a folder only its owner can traverse (as root under /root, or any `mktemp -d`): then a

@@ -249,3 +249,39 @@ echo done
                      done.stderr)
     assert "[dev] ERROR: quits failed to start (log: " in done.stderr
     assert "[dev] ERROR: mute not healthy after timeout (log: " in done.stderr
+
+
+def test_stop_services_stops_a_service_or_its_whole_group_and_kills_what_ignores_the_signal(tmp_path: Path) -> None:
+    """dev/lib.sh's stop_services (druid.sh stops its services with it, airflow.sh each with its process group):
+    a polite service goes on TERM; one that ignores TERM is SIGKILLed after the grace; with STOP_GROUPS=1 a
+    service's child goes too. The pid files go."""
+    script = f"""
+set -euo pipefail
+source {ROOT / 'dev/lib.sh'}
+VAR_DIR={tmp_path}
+mkdir -p "$VAR_DIR/run" "$VAR_DIR/log"
+service_is() {{ [[ "$(pid_cmdline "$2")" == *" fake-$1 "* ]]; }}
+prepare_service() {{
+  case "$1" in
+    polite) SERVICE_CMD=(bash -c 'while :; do sleep 1; done' fake-polite) ;;
+    stubborn) SERVICE_CMD=(bash -c 'trap "" TERM; touch ignoring; while :; do sleep 1; done' fake-stubborn) ;;
+    parent) SERVICE_CMD=(bash -c 'sleep 300 & echo $! > child.pid; while :; do sleep 1; done' fake-parent) ;;
+  esac
+}}
+start_service polite; start_service stubborn; start_service parent
+until [[ -f "$VAR_DIR/ignoring" && -s "$VAR_DIR/child.pid" ]] && service_pid polite >/dev/null; do sleep 0.05; done
+stop_services 1 polite stubborn
+STOP_GROUPS=1 stop_services 5 parent
+child="$(cat "$VAR_DIR/child.pid")"
+for i in $(seq 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$child" 2>/dev/null && {{ echo "the group's child $child outlived it"; exit 1; }}
+ls "$VAR_DIR/run"
+echo done
+"""
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stdout + done.stderr
+    assert re.search(r"stopping polite \(pid \d+\)", done.stderr), done.stderr
+    assert re.search(r"stubborn \(pid \d+\) still running after 1s: SIGKILL", done.stderr), done.stderr
+    assert not re.search(r"polite .*SIGKILL", done.stderr), done.stderr
+    assert re.search(r"stopping parent \(process group \d+\)", done.stderr), done.stderr

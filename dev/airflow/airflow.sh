@@ -613,39 +613,14 @@ marked_pids() {
   return 0
 }
 
-stop_groups() {
-  local timeout="$1" svc pid
-  shift
-  local -a groups=()
-  for svc in "$@"; do
-    if pid="$(service_pid "$svc")"; then
-      log "stopping $svc (process group $pid)"
-      kill -TERM -- "-$pid" 2>/dev/null || true
-      groups+=("$pid")
-    fi
-    rm -f "$(pid_file "$svc")"
-  done
-  local deadline=$((SECONDS + timeout)) g alive
-  while ((${#groups[@]})); do
-    alive=()
-    for g in "${groups[@]}"; do pgrep -g "$g" >/dev/null && alive+=("$g"); done
-    ((${#alive[@]})) || return 0
-    if ((SECONDS >= deadline)); then
-      for g in "${alive[@]}"; do log "process group $g still alive after ${timeout}s: SIGKILL"; kill -KILL -- "-$g" 2>/dev/null || true; done
-      sleep 1
-      return 0
-    fi
-    sleep 0.5
-  done
-}
-
 cmd_stop() {
   local t0=$SECONDS left
   mkdir -p "$VAR_DIR/run"
+  # each service with its process group (dev/lib.sh); what outlives even SIGKILL is named below (marked_pids).
   # celery's warm shutdown lets running tasks finish (up to 30 s) after nothing new is scheduled
-  stop_groups 30 scheduler triggerer triggerer-1 triggerer-2 dag-processor
-  stop_groups 30 worker-1 worker-2
-  stop_groups 30 api-server
+  STOP_GROUPS=1 stop_services 30 scheduler triggerer triggerer-1 triggerer-2 dag-processor || true
+  STOP_GROUPS=1 stop_services 30 worker-1 worker-2 || true
+  STOP_GROUPS=1 stop_services 30 api-server || true
   redis_stop
   left="$(marked_pids | tr '\n' ' ')"
   if [[ -n "${left// /}" ]]; then

@@ -398,50 +398,16 @@ set_replica_rule() {
   log "default load rule: 2 replicas in _default_tier"
 }
 
-# stop some services: SIGTERM, wait up to $1 seconds, then SIGKILL the stragglers
-stop_services() {
-  local timeout="$1" svc pid i
-  shift
-  local -a pids=() names=()
-  for svc in "$@"; do
-    if pid="$(service_pid "$svc")"; then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid"); names+=("$svc")
-      log "stopping $svc (pid $pid)"
-    fi
-  done
-  ((${#pids[@]} > 0)) || return 0
-  local deadline=$((SECONDS + timeout)) killed=0
-  while true; do
-    local -a alive=()
-    for i in "${!pids[@]}"; do
-      # a zombie has an empty cmdline, so service_pid no longer matches it
-      service_pid "${names[$i]}" >/dev/null && alive+=("$i")
-    done
-    ((${#alive[@]} == 0)) && return 0
-    if ((SECONDS >= deadline)); then
-      ((killed)) && { log "could not kill: ${alive[*]}"; return 1; }
-      for i in "${alive[@]}"; do
-        log "${names[$i]} (pid ${pids[$i]}) still running after ${timeout}s: SIGKILL"
-        kill -KILL "${pids[$i]}" 2>/dev/null || true
-      done
-      killed=1
-      deadline=$((SECONDS + 10))
-    fi
-    sleep 0.5
-  done
-}
-
 cmd_stop() {
   # dependents first (they deregister from ZooKeeper and the Coordinator), then the Coordinator
   # (stops Derby), then ZooKeeper; stopping ZooKeeper early makes the others hang on shutdown.
-  local rc=0 svc
+  # stop_services (dev/lib.sh): TERM, SIGKILL after the grace
+  local rc=0
   stop_services 30 router broker indexer historical historical2 || rc=1
   stop_services 30 coordinator-overlord coordinator-overlord2 || rc=1
   stop_services 15 derby || rc=1
   stop_services 15 zk || rc=1
   ((rc == 0)) || die "some services could not be stopped (see above)"
-  for svc in "${SERVICES[@]}"; do rm -f "$(pid_file "$svc")"; done
   log "stopped"
 }
 
@@ -464,7 +430,6 @@ cmd_stop_some() {
   local svc
   for svc in "$@"; do known_service "$svc"; done
   stop_services 30 "$@"
-  for svc in "$@"; do rm -f "$(pid_file "$svc")"; done
 }
 
 cmd_status() {
