@@ -12,17 +12,14 @@ from urllib.parse import quote
 
 import requests
 
+from tests.days import day_interval
+
 from .helpers import BackgroundProbe, ts
 
 PRODUCER = "example_druid_asset_producer"
 CONSUMER = "example_druid_asset_consumer"
 DATASOURCE = "asset_events_web"
 URI = f"druid://druid_cluster_default/{DATASOURCE}"
-
-
-def day_interval(day: str) -> str:
-    end = dt.date.fromisoformat(day) + dt.timedelta(days=1)
-    return f"{day}T00:00:00Z/{end.isoformat()}T00:00:00Z"
 
 
 def counts(druid, day: str) -> dict[str, Any]:

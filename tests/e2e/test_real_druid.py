@@ -14,15 +14,11 @@ from druid_ingest.errors import DuplicateTaskIdError, UnknownTaskError
 from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.planning.spec import render_spec
 
+from tests.days import day_interval
 from tests.druid_sql import day_counts
 
 pytestmark = pytest.mark.timeout(600)
 POLL = PollSchedule(initial=0.5, max_delay=2, multiplier=1.5)
-
-
-def day_interval(day: str) -> str:
-    nxt = time.strftime("%Y-%m-%d", time.gmtime(time.mktime(time.strptime(day, "%Y-%m-%d")) + 86400 + 3600))
-    return f"{day}T00:00:00Z/{nxt}T00:00:00Z"
 
 
 def build(template: dict[str, Any], events: Path, day: str, datasource: str) -> dict[str, Any]:

@@ -9,6 +9,8 @@ import pendulum
 import pytest
 from airflow.sdk import DAG, CronDataIntervalTimetable, task
 
+from tests.days import day_interval
+
 from ..helpers import FAST, posts, spec
 from ..operators.test_msq import SQL, sql_posts
 from ..test_dags import run_dag, stored_xcoms
@@ -18,11 +20,6 @@ pytestmark = pytest.mark.usefixtures("airflow_db")
 DAYS = ["2026-07-14", "2026-07-15"]
 TABLES = ["msq_a", "msq_b"]
 START = pendulum.datetime(2026, 7, 1, tz="UTC")
-
-
-def day_interval(day: str) -> str:
-    start = pendulum.parse(day)
-    return f"{start.to_date_string()}T00:00:00Z/{start.add(days=1).to_date_string()}T00:00:00Z"
 
 
 def mapped_tis(dr, task_id: str) -> list:

@@ -11,7 +11,7 @@ from druid_ingest.api._models import DataServer, HandoffTarget, Segment
 from druid_ingest.ops.gate.timeline import IntervalIndex, format_instant
 from druid_ingest.ops.gate.verdict import broker_lag, chunk_targets, empty_publish, evaluate, loading_note
 
-from tests.druid_ingest.ops.test_timeline_pure import hour, seg
+from tests.druid_ingest.ops.segments import hour, seg
 
 OLD = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"

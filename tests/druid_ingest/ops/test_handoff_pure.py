@@ -13,6 +13,8 @@ from druid_ingest.ops.gate.verdict import (
     span_of,
 )
 
+from tests.druid_ingest.ops import segments
+
 OLD = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"
 MINE = "2026-11-29T10:00:01.500Z"
@@ -20,9 +22,9 @@ CEILING = "2026-11-29T10:00:01.504Z"
 NEWER = "2026-11-29T11:00:00.000Z"
 
 
-def seg(hour: int, version: str, part: int = 0, tomb: bool = False) -> Segment:
-    interval = f"2026-11-01T{hour:02d}:00:00.000Z/2026-11-01T{hour + 1:02d}:00:00.000Z"
-    return Segment(f"ds_{interval}_{version}_{part}", interval, version, part, tomb)
+def seg(h: int, version: str, part: int = 0, tomb: bool = False) -> Segment:
+    """Hour ``h``'s segment, no core partition count (any set is complete)."""
+    return segments.seg(segments.hour(h), version, part, core=0, tomb=tomb)
 
 
 def target(**kw) -> HandoffTarget:

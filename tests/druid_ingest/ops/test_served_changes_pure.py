@@ -15,18 +15,14 @@ from druid_ingest.ops.watch.cursor import WatchCursor, start_cursor
 from druid_ingest.ops.watch.look import ALL_TIME, REPORTED_KINDS, ChangeBatch, first_batch, next_look, watch_window
 from druid_ingest.ops.watch.state import Chunk, served_digest, served_state
 
+from tests.druid_ingest.ops.segments import seg
+
 V1, V2, V3 = "2026-11-20T10:00:00.000Z", "2026-11-21T10:00:00.000Z", "2026-12-02T08:00:00.000Z"
 D1 = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
 D2 = "2026-11-02T00:00:00.000Z/2026-11-03T00:00:00.000Z"
 D3 = "2026-11-03T00:00:00.000Z/2026-11-04T00:00:00.000Z"
 TWO_DAYS = "2026-11-01T00:00:00.000Z/2026-11-03T00:00:00.000Z"
 MONTH = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
-
-
-def seg(interval: str, version: str, part: int = 0, core: int = 1, tomb: bool = False,
-        compacted: bool = False) -> Segment:
-    return Segment(f"ds_{interval}_{version}_{part}", interval, version, part, tomb, core_partitions=core,
-                   compacted=compacted)
 
 
 def chunk(interval: str, version: str, writer: Any = "ingestion", partitions: int = 1) -> Chunk:

@@ -16,17 +16,13 @@ from druid_ingest.ops import _handoff_wait as handoff_wait
 from druid_ingest.ops.gate import looks
 from druid_ingest.testing import FakeDruid, TaskPlan
 
+from tests.druid_ingest.ops.segments import hour
 from tests.druid_ingest.sample_specs import day_spec
 
 pytestmark = pytest.mark.timeout(60)
 DAY = "2026-11-01T00:00:00Z/2026-11-02T00:00:00Z"
 OLD = "2026-01-01T00:00:00.000Z"
 DS = "events_web"
-
-
-def hour(h: int) -> str:
-    end = f"2026-11-01T{h + 1:02d}:00:00.000Z" if h < 23 else "2026-11-02T00:00:00.000Z"
-    return f"2026-11-01T{h:02d}:00:00.000Z/{end}"
 
 
 def candidates(fake: FakeDruid, interval: str = DAY) -> list[dict]:

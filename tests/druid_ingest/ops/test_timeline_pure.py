@@ -12,6 +12,8 @@ from druid_ingest.ops.gate.verdict import broker_lag, chunk_targets, empty_publi
 from druid_ingest.testing.fake_segments import FakeSegment, visible_pieces
 from druid_ingest.testing.fake_time import format_interval, parse_interval
 
+from tests.druid_ingest.ops.segments import hour, seg
+
 V1 = "2026-11-20T10:00:00.000Z"
 CREATED = "2026-11-29T10:00:00.000Z"
 CEILING = "2026-11-29T10:00:01.504Z"
@@ -19,16 +21,6 @@ V2 = "2026-11-29T10:00:01.500Z"
 V3 = "2026-11-29T11:00:00.000Z"
 DAY = "2026-11-01T00:00:00.000Z/2026-11-02T00:00:00.000Z"
 MONTH = "2026-11-01T00:00:00.000Z/2026-12-01T00:00:00.000Z"
-
-
-def hour(h: int, to: int | None = None) -> str:
-    end = to if to is not None else h + 1
-    tail = f"2026-11-01T{end:02d}:00:00.000Z" if end < 24 else "2026-11-02T00:00:00.000Z"
-    return f"2026-11-01T{h:02d}:00:00.000Z/{tail}"
-
-
-def seg(interval: str, version: str, part: int = 0, core: int = 1, tomb: bool = False) -> Segment:
-    return Segment(f"ds_{interval}_{version}_{part}", interval, version, part, tomb, core_partitions=core)
 
 
 def shape(pieces) -> list[tuple[str, str, bool]]:
