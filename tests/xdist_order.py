@@ -2,7 +2,8 @@
 fake-Druid tests spread over the others, and the longest serial chains start first.
 
 ``--dist loadgroup`` with ``xdist_group`` marks would say the same, but xdist 3.8 groups by rewriting
-``item._nodeid``, which pytest 9 no longer reads (the id lives in ``item._id``): the marks are silently ignored.
+``item._nodeid``, which pytest 9 no longer reads (the id lives in ``item._id``): the marks are silently ignored
+(pytest-dev/pytest-xdist#1386, open; tests/test_xdist_order.py fails once a release honours them again).
 So the grouping is a scheduler of our own, through xdist's ``pytest_xdist_make_scheduler`` hook: xdist's
 load-scope scheduler whose scope is ``real_druid`` for every test under ``tests/e2e/`` and the test itself
 otherwise. Used for ``--dist loadgroup``; every other ``--dist`` keeps xdist's own scheduler.
