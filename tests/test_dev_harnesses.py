@@ -6,6 +6,7 @@ the checkout."""
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import subprocess
 from pathlib import Path
@@ -206,42 +207,52 @@ echo done
     assert re.search(r"stopped stubborn \(pid \d+, SIGKILL after 1s\)", done.stderr), done.stderr
 
 
-def test_start_service_starts_once_in_its_own_session_and_wait_healthy_sees_it_answer_or_die(tmp_path: Path) -> None:
-    """dev/lib.sh's start_service, service_pid and wait_healthy (the druid and airflow harnesses start every
-    service with them), on real processes of a harness made up here: one answers, one exits while starting, one
-    never answers."""
-    script = f"""
+def _fake_harness(tmp_path: Path, services: dict[str, str], script: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in a harness made up here on dev/lib.sh: service NAME is ``bash -c CODE fake-NAME`` (CODE from
+    ``services``; its loops keep bash, and so the name, running), which service_is knows by that name."""
+    arms = "\n".join(f"    {name}) SERVICE_CMD=(bash -c {shlex.quote(code)} fake-{name}) ;;"
+                     for name, code in services.items())
+    prelude = f"""
 set -euo pipefail
 source {ROOT / 'dev/lib.sh'}
 VAR_DIR={tmp_path}
 mkdir -p "$VAR_DIR/run" "$VAR_DIR/log"
-service_is() {{ [[ "$(pid_cmdline "$2")" == *" fake-$1 "* ]]; }}  # bash -c CODE fake-NAME: the loops keep bash
+service_is() {{ [[ "$(pid_cmdline "$2")" == *" fake-$1 "* ]]; }}
 prepare_service() {{
   case "$1" in
-    answers) SERVICE_CMD=(bash -c 'sleep 0.3; touch answered; while :; do sleep 1; done' fake-answers) ;;
-    quits) SERVICE_CMD=(bash -c 'echo boom; exit 3' fake-quits) ;;
-    mute) SERVICE_CMD=(bash -c 'while :; do sleep 1; done' fake-mute) ;;
+{arms}
   esac
   SERVICE_NOTE="note of $1"
 }}
-service_healthy() {{ [[ "$1" == answers && -f "$VAR_DIR/answered" ]]; }}
+"""
+    # the child starts with TERM at its default (see test_stop_pid_stops_a_process...)
+    return subprocess.run(["bash", "-c", prelude + script], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+
+
+def test_start_service_starts_once_in_its_own_session_and_wait_healthy_sees_it_answer_or_die(tmp_path: Path) -> None:
+    """dev/lib.sh's start_service, service_pid and wait_healthy (the druid and airflow harnesses start every
+    service with them), on real processes: one answers, one exits while starting, one never answers."""
+    services = {"answers": "sleep 0.3; touch answered; while :; do sleep 1; done", "quits": "echo boom; exit 3",
+                "mute": "while :; do sleep 1; done"}
+    done = _fake_harness(tmp_path, services, """
+service_healthy() { [[ "$1" == answers && -f "$VAR_DIR/answered" ]]; }
 start_service answers
 wait_healthy answers $((SECONDS + 20))
 pid="$(service_pid answers)"
-[[ "$pid" == "$(cat "$(pid_file answers)")" ]] || {{ echo "service_pid $pid is not the recorded pid"; exit 1; }}
-[[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || {{ echo "answers runs in the caller's session"; exit 1; }}
+[[ "$pid" == "$(cat "$(pid_file answers)")" ]] || { echo "service_pid $pid is not the recorded pid"; exit 1; }
+[[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || { echo "answers runs in the caller's session"; exit 1; }
 start_service answers  # already running: not started again
 [[ "$(grep -c '^=== .* starting answers: bash -c ' "$(log_file answers)")" == 1 ]] || exit 1
 kill -KILL "$pid"
 while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-service_pid answers && {{ echo "service_pid still sees $pid"; exit 1; }}
+service_pid answers && { echo "service_pid still sees $pid"; exit 1; }
 ( start_service quits; wait_healthy quits $((SECONDS + 20)) ) && exit 1
 start_service mute
 ( wait_healthy mute $((SECONDS + 1)) ) && exit 1
 kill -KILL "$(service_pid mute)"
 echo done
-"""
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+""")
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stdout + done.stderr
     assert re.search(r"started answers \(pid \d+, note of answers, log .*/log/answers\.log\)", done.stderr)
     assert re.search(r"answers already running \(pid \d+\)", done.stderr)
@@ -255,31 +266,20 @@ def test_stop_services_stops_a_service_or_its_whole_group_and_kills_what_ignores
     """dev/lib.sh's stop_services (druid.sh stops its services with it, airflow.sh each with its process group):
     a polite service goes on TERM; one that ignores TERM is SIGKILLed after the grace; with STOP_GROUPS=1 a
     service's child goes too. The pid files go."""
-    script = f"""
-set -euo pipefail
-source {ROOT / 'dev/lib.sh'}
-VAR_DIR={tmp_path}
-mkdir -p "$VAR_DIR/run" "$VAR_DIR/log"
-service_is() {{ [[ "$(pid_cmdline "$2")" == *" fake-$1 "* ]]; }}
-prepare_service() {{
-  case "$1" in
-    polite) SERVICE_CMD=(bash -c 'while :; do sleep 1; done' fake-polite) ;;
-    stubborn) SERVICE_CMD=(bash -c 'trap "" TERM; touch ignoring; while :; do sleep 1; done' fake-stubborn) ;;
-    parent) SERVICE_CMD=(bash -c 'sleep 300 & echo $! > child.pid; while :; do sleep 1; done' fake-parent) ;;
-  esac
-}}
+    services = {"polite": "while :; do sleep 1; done",
+                "stubborn": 'trap "" TERM; touch ignoring; while :; do sleep 1; done',
+                "parent": "sleep 300 & echo $! > child.pid; while :; do sleep 1; done"}
+    done = _fake_harness(tmp_path, services, """
 start_service polite; start_service stubborn; start_service parent
 until [[ -f "$VAR_DIR/ignoring" && -s "$VAR_DIR/child.pid" ]] && service_pid polite >/dev/null; do sleep 0.05; done
 stop_services 1 polite stubborn
 STOP_GROUPS=1 stop_services 5 parent
 child="$(cat "$VAR_DIR/child.pid")"
 for i in $(seq 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$child" 2>/dev/null && {{ echo "the group's child $child outlived it"; exit 1; }}
+kill -0 "$child" 2>/dev/null && { echo "the group's child $child outlived it"; exit 1; }
 ls "$VAR_DIR/run"
 echo done
-"""
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
-                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+""")
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stdout + done.stderr
     assert re.search(r"stopping polite \(pid \d+\)", done.stderr), done.stderr
     assert re.search(r"stubborn \(pid \d+\) still running after 1s: SIGKILL", done.stderr), done.stderr
