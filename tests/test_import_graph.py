@@ -216,3 +216,26 @@ def test_the_circle_finder_finds_planted_circles() -> None:
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c", "f"}, "f": set()}
     assert sorted(_cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def _room(name: str) -> str:
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
+
+
+def test_no_room_reaches_into_another_rooms_private_module() -> None:
+    """Inside the core, a room uses another through its face or its public modules (``api.endpoints``, the
+    operations the clients drive: ``ops.operations``, ``ops.waits`` ...), never a ``_private`` module of it, so
+    a room may rearrange its private modules without breaking another."""
+    problems = []
+    for name, mod in sorted(MODULES.items()):
+        if name.split(".")[0] != CORE or _is_face(name):
+            continue
+        for target, names, line in mod.imports:
+            if target.split(".")[0] != CORE or _room(target) == _room(name):
+                continue
+            reached = [target, *(f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES)]
+            private = [t for t in reached if any(p.startswith("_") for p in t.split(".")[2:])]
+            if private:
+                problems.append(f"{mod.path.relative_to(ROOT)}:{line}: {name} imports {', '.join(private)}")
+    assert not problems, "\n".join(problems)

@@ -1,7 +1,7 @@
 """Pause a datasource's auto-compaction around a backfill, and resume it after (docs/lifecycle.md "A backfill and
 compaction"): ``DruidPauseAutoCompactionOperator >> backfill >> DruidResumeAutoCompactionOperator``.
 
-Both are the core's operation (``druid_ingest.ops._auto_compaction``) in the worker, with its log lines. The
+Both are the core's operation (``druid_ingest.ops.auto_compaction``) in the worker, with its log lines. The
 pause's record is its XCom ``return_value`` (JSON); the resume pulls it from ``pause_task_id`` and runs with
 ``trigger_rule=ALL_DONE`` by default, so a failed backfill still gets its auto-compaction back. With no record (the
 pause failed before it pushed one, or the XCom was cleared) the resume recovers the config our pause deleted from

@@ -3,7 +3,7 @@
 The :class:`~druid_ingest.api._models.HandoffTarget` is built once by the operator or sensor
 (``client.handoff_target``) and passed as ``target`` (``HandoffTarget.to_dict()``: primitives), so a rebuilt
 trigger evaluates exactly the same gate, and places the core's handoff looks from the same end (the target's
-``ended_at``; ``ops/_handoff_wait.py``, as every handoff wait). The event is :meth:`HandoffOutcome.to_dict`:
+``ended_at``; ``ops/handoff_wait.py``, as every handoff wait). The event is :meth:`HandoffOutcome.to_dict`:
 ``{"status": "success"|"never"|"timeout"|"error", "druid_task_id", "message", "result"}``.
 """
 

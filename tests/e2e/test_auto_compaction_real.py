@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.ops._auto_compaction import AutoCompactionPause
+from druid_ingest.ops.auto_compaction import AutoCompactionPause
 from druid_ingest.wire import Request, Response, call
 
 pytestmark = pytest.mark.timeout(120)

@@ -18,8 +18,8 @@ from druid_ingest.api._report_summary import ReportSummary
 from druid_ingest.api._sql_endpoints import SqlResult
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
-from druid_ingest.ops._auto_compaction import AutoCompactionPause, AutoCompactionResume
 from druid_ingest.ops._outcomes import HandoffOutcome, IngestionOutcome, IngestResult, SubmitOutcome, TaskOutcome
+from druid_ingest.ops.auto_compaction import AutoCompactionPause, AutoCompactionResume
 from druid_ingest.wire._config import ClusterConfig
 from typing_extensions import assert_type
 

@@ -182,7 +182,7 @@ def test_race_shaped_404_is_transient_a_bounded_number_of_times(fake_druid: Fake
     """Druid's status method can answer 404 {"task": id, "status": null} in a race (druid-contract §status): one
     such answer ended a 12-hour wait at once. A few in a row are looked past; more than MAX_UNKNOWN_LOOKS are not."""
     from druid_ingest.errors import UnknownTaskError
-    from druid_ingest.ops._waits import MAX_UNKNOWN_LOOKS
+    from druid_ingest.ops.waits import MAX_UNKNOWN_LOOKS
 
     client = make_client()
     task_id = client.ensure_submitted(day_spec()).task_id

@@ -162,10 +162,10 @@ def test_a_gate_waiting_with_no_historical_says_so(fake_druid: FakeDruid, make_c
     """Pending because no Historical is up: from the second "will it ever load?" look (every 60 s; 0.5 s here)
     the pending line says so (one /servers read per such look), and stops once one is back and they load. The
     question is asked past the usual handoff window (12 s without history; 0.3 s here)."""
-    from druid_ingest.ops import _handoff_wait
+    from druid_ingest.ops import handoff_wait
     from druid_ingest.ops.gate import looks
 
-    monkeypatch.setattr(_handoff_wait, "NEVER_PROBE_EVERY", 0.5)
+    monkeypatch.setattr(handoff_wait, "NEVER_PROBE_EVERY", 0.5)
     monkeypatch.setattr(looks, "WINDOW_END", 0.3)
     client = make_client()
     task_id = client.ensure_submitted(day_spec()).task_id

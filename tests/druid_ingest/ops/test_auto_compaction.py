@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from druid_ingest.api.endpoints import ConfigChange
 from druid_ingest.errors import DruidUsageError
-from druid_ingest.ops._auto_compaction import PAUSE_COMMENT, AutoCompactionPause, paused_config
+from druid_ingest.ops.auto_compaction import PAUSE_COMMENT, AutoCompactionPause, paused_config
 from druid_ingest.testing import FakeDruid
 
 DS = "events_ac"

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from druid_ingest.api._models import TaskStatus
-from druid_ingest.ops._operations import lock_ceiling
+from druid_ingest.ops.operations import lock_ceiling
 from druid_ingest.testing import FakeDruid, Fault
 
 GROUP = "index_parallel_lockds_abc"

@@ -7,7 +7,7 @@ from druid_ingest import ClusterConfig, DruidClient, RetryPolicy
 from druid_ingest.api import TaskLock, TaskStatus
 from druid_ingest.ops import PollSchedule
 from druid_ingest.ops._lock_holders import HOLDERS_AFTER, HOLDERS_EVERY, holders_line
-from druid_ingest.ops._waits import TaskProgress
+from druid_ingest.ops.waits import TaskProgress
 from druid_ingest.planning import build_kill_plan
 from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
 

@@ -24,7 +24,7 @@ def history(*durations: float) -> DurationHistory:
 
 
 def looks(plan: PredictedSchedule, until: float) -> list[float]:
-    """The look times (seconds of running) a wait following ``plan`` makes, counted as ``ops._waits`` does."""
+    """The look times (seconds of running) a wait following ``plan`` makes, counted as ``ops.waits`` does."""
     times, t, past = [0.0], 0.0, 0
     while t < until:
         past += t >= plan.window_end

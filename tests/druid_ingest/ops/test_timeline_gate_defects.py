@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 from druid_ingest.errors import DruidEmptyIngestionError
-from druid_ingest.ops import _handoff_wait as handoff_wait
+from druid_ingest.ops import handoff_wait as handoff_wait
 from druid_ingest.ops.gate import looks
 from druid_ingest.testing import FakeDruid, TaskPlan
 

@@ -1,6 +1,6 @@
 """Auto-compaction's switches: the Coordinator's per-datasource compaction config and the Overlord's compaction
 supervisors. Pure builders and their parsers, as in ``endpoints``; the pause/resume operation is
-``ops/_auto_compaction.py``.
+``ops/auto_compaction.py``.
 
 The Coordinator's (``server/.../server/http/CoordinatorCompactionConfigsResource.java``, measured on Druid 33.0.0):
 ``GET /druid/coordinator/v1/config/compaction/{ds}`` answers the config as Druid stores it (``type: inline`` and

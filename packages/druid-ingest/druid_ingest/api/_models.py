@@ -226,7 +226,7 @@ class HandoffTarget:
     #: rows the report says went into segments (processed + processedWithError); None without a report's row stats
     rows_processed: int | None = None
     #: when the task ended (epoch seconds: Druid's createdTime + duration, early by its time in the queue), None
-    #: unknown: the handoff wait places its looks from it (``ops/_handoff_wait.py``), wherever it starts
+    #: unknown: the handoff wait places its looks from it (``ops/handoff_wait.py``), wherever it starts
     ended_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:

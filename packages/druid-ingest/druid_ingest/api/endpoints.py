@@ -3,7 +3,7 @@
 A builder returns a :class:`~.http.Request`; a parser takes the :class:`~.http.Response` the transport
 got for it and returns a model or raises from the error taxonomy. Sections (``druid-contract §...``) refer to
 ``docs/druid-contract.md``. The families with more to them live beside it and are re-exported here: the task
-status reads (``_task_statuses``), the segment reads (``_segment_endpoints``), the locks, MSQ, the version and
+status reads (``_task_statuses``), the segment reads (``_segment_endpoints``), the locks, MSQ, SQL, the version and
 the auto-compaction switches (``_compaction_config``).
 """
 
@@ -53,6 +53,7 @@ from druid_ingest.api._segment_endpoints import (
     served_segments,
     used_segments,
 )
+from druid_ingest.api._sql_endpoints import parse_sql_result, sql_query
 from druid_ingest.api._task_statuses import (
     EPOCH,
     active_tasks,
@@ -115,6 +116,7 @@ __all__ = [
     "parse_served_segments",
     "parse_shutdown",
     "parse_sql",
+    "parse_sql_result",
     "parse_sql_task",
     "parse_started",
     "parse_status",
@@ -131,6 +133,7 @@ __all__ = [
     "served_segments",
     "shutdown",
     "sql",
+    "sql_query",
     "sql_task",
     "status",
     "submit",

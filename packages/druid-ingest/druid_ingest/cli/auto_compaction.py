@@ -2,7 +2,7 @@
 
 The pause prints its record (``--json``: the record itself) and with ``--record-file`` also writes it there (whole
 or not at all); the resume reads it from that file. Without a record file the resume recovers the config the pause
-deleted from Druid's audit history (``ops/_auto_compaction.py``), so a lost record loses nothing on Druid 33.
+deleted from Druid's audit history (``ops/auto_compaction.py``), so a lost record loses nothing on Druid 33.
 """
 
 from __future__ import annotations

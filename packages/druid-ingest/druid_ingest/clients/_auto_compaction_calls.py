@@ -1,5 +1,5 @@
 """``AutoCompactionCalls``: the pause and resume of a datasource's auto-compaction around a backfill
-(``ops/_auto_compaction.py``), on both clients; ``ClientFacade`` inherits it. Its own module so the facade stays
+(``ops/auto_compaction.py``), on both clients; ``ClientFacade`` inherits it. Its own module so the facade stays
 small; same construction as ``_endpoint_calls.py``."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any, overload
 
 from druid_ingest.clients._endpoint_calls import AsyncMode, EndpointCalls, Mode, SyncMode
 from druid_ingest.ops import AutoCompactionPause, AutoCompactionResume
-from druid_ingest.ops import _auto_compaction as auto
+from druid_ingest.ops import auto_compaction as auto
 from druid_ingest.wire import ProgressSink
 
 __all__ = ["AutoCompactionCalls"]

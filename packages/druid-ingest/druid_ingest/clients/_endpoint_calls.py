@@ -16,10 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, overload
 
 from druid_ingest.api import ClusterCapacity, ReportSummary, SqlResult, TaskStatus
-from druid_ingest.api import _sql_endpoints as sql_ep
 from druid_ingest.api import endpoints as ep
 from druid_ingest.ops import WaitMemory
-from druid_ingest.ops import _operations as ops
+from druid_ingest.ops import operations as ops
 from druid_ingest.wire import ClusterConfig, Operation, ProgressSink, RetryPolicy, call
 
 __all__ = ["AsyncMode", "ClientBase", "EndpointCalls", "SyncMode"]
@@ -205,4 +204,4 @@ class EndpointCalls(ClientBase[Mode]):
         self, query: str, parameters: list[dict[str, Any]] | None = None, context: dict[str, Any] | None = None
     ) -> Any:
         """Druid SQL on the Broker with the query ``context``; rows as lists with column names and types."""
-        return self._run(call(sql_ep.sql_query(query, parameters, context), sql_ep.parse_sql_result))
+        return self._run(call(ep.sql_query(query, parameters, context), ep.parse_sql_result))

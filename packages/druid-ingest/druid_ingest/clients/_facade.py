@@ -32,12 +32,12 @@ from druid_ingest.ops import (
     check_after_failed_publish,
     check_on_never,
 )
-from druid_ingest.ops import _handoff_wait as handoff_wait
-from druid_ingest.ops import _operations as ops
-from druid_ingest.ops import _segment_write as writes
-from druid_ingest.ops import _step_lines as step_lines
-from druid_ingest.ops import _waits as waits
+from druid_ingest.ops import handoff_wait as handoff_wait
 from druid_ingest.ops import ingest as ingest_op
+from druid_ingest.ops import operations as ops
+from druid_ingest.ops import segment_write as writes
+from druid_ingest.ops import step_lines as step_lines
+from druid_ingest.ops import waits as waits
 from druid_ingest.ops.gate import steps as gate
 from druid_ingest.ops.watch import look as watch
 from druid_ingest.planning import Plan, SegmentWritePlan, base_task_id, build_plan
@@ -217,7 +217,7 @@ class ClientFacade(AutoCompactionCalls[Mode]):
         on_progress: ProgressSink | None = None,
     ) -> Any:
         """A segment write (a drop): the plan's one request, then the wait for the state it wants
-        (``ops/_segment_write.py``)."""
+        (``ops/segment_write.py``)."""
         return self._run(writes.segment_write(plan, timeout, schedule, self.clock), on_progress)
 
     @overload
@@ -326,7 +326,7 @@ class ClientFacade(AutoCompactionCalls[Mode]):
         on_progress: ProgressSink | None = None, predict: bool = True,
     ) -> Any:
         """HandoffOutcome (success, never or timeout) after at most ``timeout`` seconds. Its looks are the core's
-        handoff looks from the task's end (``ops/_handoff_wait.py``); ``predict``: plan them from the handoff
+        handoff looks from the task's end (``ops/handoff_wait.py``); ``predict``: plan them from the handoff
         delays this client's memory kept for the datasource (False: the fixed window, nothing learned)."""
         op = handoff_wait.watch_handoff(target, self.clock() + timeout, schedule, self.clock, self._memory(predict))
         return self._run(op, on_progress)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from druid_ingest._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._auto_compaction import AutoCompactionPause, AutoCompactionResume
     from ._capacity import pool_size, slots_finding
     from ._evidence import AFTER_FAILED_PUBLISH, AfterFailedPublish, check_after_failed_publish
     from ._history import WaitMemory, ingestion_durations, percentile, task_history
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     )
     from ._poll_schedule import PollSchedule
     from ._progress import ProgressItem, ProgressLines, describe_progress
-    from ._segment_write import SegmentWriteResult
     from ._shared_reads import (
         ServedQuery,
         StatusQuery,
@@ -43,8 +41,10 @@ if TYPE_CHECKING:
         holds_lock,
         listed_ceiling,
     )
-    from ._step_lines import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
-    from ._waits import TaskProgress
+    from .auto_compaction import AutoCompactionPause, AutoCompactionResume
+    from .segment_write import SegmentWriteResult
+    from .step_lines import SHUTDOWN_RETRY, StepLine, capacity_verdict, shutdown_task, submit_lines
+    from .waits import TaskProgress
     from .watch.changes import ChangeKind, ServedChange
     from .watch.cursor import WatchCursor
     from .watch.look import REPORTED_KINDS, WATCH_EVERY, ChangeBatch, first_batch, next_look, watch_window
@@ -58,9 +58,9 @@ _WHERE = {
     "ProgressItem": "_progress",
     "ProgressLines": "_progress",
     "describe_progress": "_progress",
-    "SegmentWriteResult": "_segment_write",
-    "AutoCompactionPause": "_auto_compaction",
-    "AutoCompactionResume": "_auto_compaction",
+    "SegmentWriteResult": "segment_write",
+    "AutoCompactionPause": "auto_compaction",
+    "AutoCompactionResume": "auto_compaction",
     "IngestResult": "_outcomes",
     "DRUID_NOTHING_TO_COMPACT": "_nothing_to_compact",
     "NothingToCompact": "_outcomes",
@@ -80,7 +80,7 @@ _WHERE = {
     "holds_lock": "_shared_reads",
     "listed_ceiling": "_shared_reads",
     "TaskOutcome": "_outcomes",
-    "TaskProgress": "_waits",
+    "TaskProgress": "waits",
     "check_on_never": "_options",
     "direct": "_shared_reads",
     "ingest": "_ingest",
@@ -89,11 +89,11 @@ _WHERE = {
     "percentile": "_history",
     "task_history": "_history",
     "pool_size": "_capacity",
-    "SHUTDOWN_RETRY": "_step_lines",
-    "StepLine": "_step_lines",
-    "capacity_verdict": "_step_lines",
-    "shutdown_task": "_step_lines",
-    "submit_lines": "_step_lines",
+    "SHUTDOWN_RETRY": "step_lines",
+    "StepLine": "step_lines",
+    "capacity_verdict": "step_lines",
+    "shutdown_task": "step_lines",
+    "submit_lines": "step_lines",
     "slots_finding": "_capacity",
     "ChangeBatch": "watch.look",
     "REPORTED_KINDS": "watch.look",

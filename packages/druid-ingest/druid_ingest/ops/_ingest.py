@@ -8,12 +8,12 @@ from druid_ingest.errors import DruidUsageError
 from druid_ingest.ops._evidence import AfterFailedPublish
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops._nothing_to_compact import nothing_to_compact
-from druid_ingest.ops._operations import ensure_submitted, report_summary
 from druid_ingest.ops._options import check_on_never
 from druid_ingest.ops._outcomes import IngestResult
 from druid_ingest.ops._poll_schedule import PollSchedule
-from druid_ingest.ops._step_lines import capacity_verdict
-from druid_ingest.ops._waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
+from druid_ingest.ops.operations import ensure_submitted, report_summary
+from druid_ingest.ops.step_lines import capacity_verdict
+from druid_ingest.ops.waits import DEFAULT_REPORT_EVERY, Clock, watch_ingestion
 from druid_ingest.planning import Plan
 from druid_ingest.wire import Operation
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from druid_ingest.api import HandoffResult
-from druid_ingest.ops._waits import TaskProgress
+from druid_ingest.ops.waits import TaskProgress
 
 __all__ = ["ProgressItem", "ProgressLines", "describe_progress"]
 

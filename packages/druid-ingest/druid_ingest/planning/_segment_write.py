@@ -1,6 +1,6 @@
 """The seam of the kinds that are no task: one request to Druid's segment write API, then a wait for a served state.
 
-A drop (``markUnused``: nothing in the interval served) is one; the operation (``ops/_segment_write.py``), the
+A drop (``markUnused``: nothing in the interval served) is one; the operation (``ops/segment_write.py``), the
 clients' ``segment_write`` and the Airflow and Dagster faces take any :class:`SegmentWritePlan`, so a new such kind
 is its plan module and its registrations. What differs between kinds is only the request
 (:meth:`SegmentWrite.write_request`) and the state the wait wants (:attr:`SegmentWrite.wants_served`).

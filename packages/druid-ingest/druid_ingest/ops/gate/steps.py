@@ -1,7 +1,7 @@
 """The handoff gate's steps, as generators both clients drive: fix what "loaded" means for a finished task
 (:func:`handoff_target`), then look at the timeline (:func:`gate_step`) until the Broker serves it.
 
-Split from ``_operations`` (submit and task status): the gate asks the Coordinator, the Broker and the task list,
+Split from ``operations`` (submit and task status): the gate asks the Coordinator, the Broker and the task list,
 never the submit path.
 """
 
@@ -22,7 +22,6 @@ from druid_ingest.api import (
 )
 from druid_ingest.api import endpoints as ep
 from druid_ingest.errors import DruidError, DruidNotFoundError, DruidUsageError
-from druid_ingest.ops._operations import failure, report_summary
 from druid_ingest.ops._shared_reads import ServedQuery
 from druid_ingest.ops.gate.verdict import (
     GatePlan,
@@ -34,6 +33,7 @@ from druid_ingest.ops.gate.verdict import (
     span_of,
     version_key,
 )
+from druid_ingest.ops.operations import failure, report_summary
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import Operation, call
 

@@ -1,5 +1,5 @@
 """The waits, written once: a Druid task to its end, and it and its segments to queryable in a row (the
-handoff wait itself is ``_handoff_wait``).
+handoff wait itself is ``handoff_wait``).
 
 Each wait owns its absolute deadline (on an injectable clock), its poll schedule and its progress: it yields
 :class:`~.exchange.Progress` items (a poll's status and, now and then, its parsed report) for the driver to
@@ -15,16 +15,16 @@ from dataclasses import dataclass, replace
 
 from druid_ingest.api import HandoffTarget, ReportSummary, TaskStatus
 from druid_ingest.errors import DruidError, UnknownTaskError, error_names
-from druid_ingest.ops._handoff_wait import watch_handoff
 from druid_ingest.ops._history import WaitMemory, task_history
 from druid_ingest.ops._lock_holders import HOLDERS_AFTER, HOLDERS_EVERY, lock_holders
-from druid_ingest.ops._operations import lock_ceiling, report_summary
 from druid_ingest.ops._outage import Outage, is_transient
 from druid_ingest.ops._outcomes import IngestionOutcome, TaskOutcome
 from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.ops._schedule import PredictedSchedule, fixed_delay
 from druid_ingest.ops._shared_reads import StatusQuery, TaskQuery, holds_lock, merge_status
 from druid_ingest.ops.gate.steps import handoff_target, target_for
+from druid_ingest.ops.handoff_wait import watch_handoff
+from druid_ingest.ops.operations import lock_ceiling, report_summary
 from druid_ingest.planning import parse_instant
 from druid_ingest.wire import Operation, Progress, Sleep
 
