@@ -18,8 +18,13 @@ end. The backfill's ideal is what the pool's slots cannot avoid: Σ (Druid task 
 ingestions; its ratio is wall / ideal (goal ≤ 1.15). The observer's own reads (a few per second) load Druid a
 little; they are not the product's and are not counted anywhere.
 
+``--rows-per-day N`` backfills a bigger input than the deployment's sample events (``dags/data/generate_events.py``
+into ``var/bench-p8-events/<N>``, the ``druid_events_root`` variable pointed there for the run and put back after),
+so Druid's task is longer and the fixed costs per ingestion (the worker's start, the trigger's event, the resume)
+weigh what they weigh in a real backfill.
+
     .venv/bin/python benchmarks/p8_end_to_green.py [--first-day 2026-11-10] [--days 14] [--concurrent 2]
-        [--max-active-runs N]
+        [--max-active-runs N] [--rows-per-day N]
 """
 
 from __future__ import annotations
@@ -132,6 +137,19 @@ def backfill(api: AirflowAPI, days: list[str], max_active_runs: int, timeout: fl
         time.sleep(2)
 
 
+def bigger_input(api: AirflowAPI, days: list[str], rows_per_day: int) -> str | None:
+    """Generate ``rows_per_day`` rows for each day and point ``druid_events_root`` there; its old value."""
+    root = ROOT / "var" / "bench-p8-events" / str(rows_per_day)
+    if not all((root / day / "events.json").is_file() for day in days):
+        subprocess.run([sys.executable, str(ROOT / "dags" / "data" / "generate_events.py"), "--out", str(root),
+                        "--start", days[0], "--days", str(len(days)), "--rows-per-day", str(rows_per_day)],
+                       check=True, capture_output=True)
+    old: str | None = api.get("/variables/druid_events_root").get("value")
+    api.send("PATCH", "/variables/druid_events_root", {"key": "druid_events_root", "value": str(root)})
+    print(f"input: {rows_per_day} rows per day in {root} (druid_events_root was {old!r})")
+    return old
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
@@ -146,6 +164,8 @@ def main() -> None:
                         help="the backfill's max_active_runs (default: --concurrent; more lets the next run wait "
                              "in the pool, ready the moment a slot frees)")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--rows-per-day", type=int, default=None,
+                        help="backfill a generated input of this many rows per day (default: the sample events)")
     args = parser.parse_args()
     env = deploy_env()
     api = AirflowAPI(env["AIRFLOW_DEV_API_URL"], password=env["AIRFLOW_DEV_ADMIN_PASSWORD"])
@@ -153,6 +173,18 @@ def main() -> None:
     first = dt.date.fromisoformat(args.first_day)
     days = [(first + dt.timedelta(days=i)).isoformat() for i in range(args.days)]
     benchlib.print_machine(benchlib.machine("apache-airflow", "druid-ingest"))
+    old_root = bigger_input(api, days, args.rows_per_day) if args.rows_per_day else None
+    try:
+        runs, observer, started = observed_backfill(api, druid_url, days, args)
+    finally:
+        if args.rows_per_day and old_root is not None:
+            api.send("PATCH", "/variables/druid_events_root", {"key": "druid_events_root", "value": old_root})
+    report(api, days, runs, observer, started, args)
+
+
+def observed_backfill(api: AirflowAPI, druid_url: str, days: list[str],
+                      args: argparse.Namespace) -> tuple[dict[str, dict[str, Any]], Observer, float]:
+    """The backfill, with the observer noting Druid's side of each day."""
     with DruidClient(ClusterConfig(url=druid_url, read_timeout=60)) as druid:
         observer = Observer(druid, druid_url, days)
         thread = threading.Thread(target=observer.run, daemon=True)
@@ -162,6 +194,12 @@ def main() -> None:
         time.sleep(1)
         observer.stop.set()
         thread.join(10)
+    return runs, observer, started
+
+
+def report(api: AirflowAPI, days: list[str], runs: dict[str, dict[str, Any]], observer: Observer, started: float,
+           args: argparse.Namespace) -> None:
+    """Each day's breakdown, the percentiles, the goals and the backfill's ratio."""
     rows: list[dict[str, Any]] = []
     parts: dict[str, list[float]] = {"before": [], "task": [], "handoff": [], "ours": [], "resume": [],
                                      "end_green": [], "slot": []}
@@ -203,7 +241,7 @@ def main() -> None:
           f"{args.concurrent} slots' {wall * args.concurrent:.0f} (idle or on our own steps: "
           f"{wall * args.concurrent - sum(parts['slot']):.0f})")
     benchlib.write_results("p8_end_to_green", {"days": rows, "wall_s": wall, "ideal_s": ideal,
-                                               "concurrent": args.concurrent})
+                                               "concurrent": args.concurrent, "rows_per_day": args.rows_per_day})
 
 
 if __name__ == "__main__":
