@@ -137,8 +137,9 @@ def backfill(api: AirflowAPI, days: list[str], max_active_runs: int, timeout: fl
         time.sleep(2)
 
 
-def bigger_input(api: AirflowAPI, days: list[str], rows_per_day: int) -> str | None:
-    """Generate ``rows_per_day`` rows for each day and point ``druid_events_root`` there; its old value."""
+def bigger_input(api: AirflowAPI, days: list[str], rows_per_day: int, deployment_events: str) -> str | None:
+    """Generate ``rows_per_day`` rows for each day and point ``druid_events_root`` there; the value to put back
+    (the old one, or ``deployment_events`` when the old one is an earlier run's that was killed before it could)."""
     root = ROOT / "var" / "bench-p8-events" / str(rows_per_day)
     if not all((root / day / "events.json").is_file() for day in days):
         subprocess.run([sys.executable, str(ROOT / "dags" / "data" / "generate_events.py"), "--out", str(root),
@@ -147,7 +148,7 @@ def bigger_input(api: AirflowAPI, days: list[str], rows_per_day: int) -> str | N
     old: str | None = api.get("/variables/druid_events_root").get("value")
     api.send("PATCH", "/variables/druid_events_root", {"key": "druid_events_root", "value": str(root)})
     print(f"input: {rows_per_day} rows per day in {root} (druid_events_root was {old!r})")
-    return old
+    return deployment_events if old is None or str(root.parent) in old else old
 
 
 def pct(values: list[float], p: float) -> float:
@@ -172,8 +173,11 @@ def main() -> None:
     druid_url = env.get("DRUID_URL") or "http://127.0.0.1:8888"
     first = dt.date.fromisoformat(args.first_day)
     days = [(first + dt.timedelta(days=i)).isoformat() for i in range(args.days)]
+    if dt.date.fromisoformat(days[-1]) >= dt.datetime.now(dt.timezone.utc).date():
+        parser.error(f"--first-day/--days: the last day {days[-1]} is not over yet (UTC), so the backfill makes no "
+                     "run for it and the benchmark would wait for it until --timeout; end before today")
     benchlib.print_machine(benchlib.machine("apache-airflow", "druid-ingest"))
-    old_root = bigger_input(api, days, args.rows_per_day) if args.rows_per_day else None
+    old_root = bigger_input(api, days, args.rows_per_day, env["AIRFLOW_DEV_EVENTS_DIR"]) if args.rows_per_day else None
     try:
         runs, observer, started = observed_backfill(api, druid_url, days, args)
     finally:
