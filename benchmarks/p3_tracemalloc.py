@@ -1,0 +1,152 @@
+"""P3's memory per wait outside Airflow: N waiting triggers on one asyncio loop, tracemalloc and the collector.
+
+The quick loop before the real runner (``p3_triggerer.py``): the same ``DruidTaskTrigger`` kwargs, built from
+their classpath and run the way Airflow's ``TriggerRunner.run_trigger`` does (``async for event in
+trigger.run()`` in one asyncio task each), against the fake Druid in its own process. The shared client, the
+imports and the connection are warmed by a holder (as the probe does in ``p3_triggerer.py``) before the measure
+starts. ``--baseline`` runs Airflow's ``DateTimeTrigger`` the same way; ours minus the baseline is what a Druid
+wait costs over the cheapest wait Airflow ships.
+
+Figures, each from the state before the triggers were built: the live bytes in the steady state (every wait had
+its first look and ``--settle`` seconds of bulk looks, after a full collection), the herd's peak (tracemalloc's
+high-water mark), the RSS (this process's, a high-water mark in practice), the objects the collector tracks (a
+full collection's work), and the steady state's largest allocation sites.
+
+    .venv/bin/python benchmarks/p3_tracemalloc.py [--waits 2000] [--baseline] [--settle 20] [--top 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from benchlib import machine, print_machine, write_results  # noqa: E402
+from p3_fake import FakeProcess  # noqa: E402
+
+CONN_ID = "druid_bench"
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def _run_trigger(trigger: Any, fired: list[Any]) -> None:
+    """What Airflow's ``run_trigger`` does with a trigger, less its logging and portal (the same for both)."""
+    async for event in trigger.run():
+        fired.append(event)
+        return
+
+
+async def _measure(ids: list[str], baseline: bool, settle: float, top: int) -> dict[str, Any]:
+    from p3_triggerer import wait_trigger
+
+    from airflow_provider_druid_ingest.triggers.base import cluster_client
+
+    end = time.time() + 7200
+    kwargs = [wait_trigger(i, end, baseline) for i in ids]
+    # the warm-up: the Druid code, the connection and the loop's shared client, held for the whole run (the probe)
+    holder = cluster_client(CONN_ID, None)
+    client = await holder.__aenter__()
+    if baseline:  # DateTimeTrigger's own imports
+        from airflow.providers.standard.triggers.temporal import DateTimeTrigger  # noqa: F401
+    import importlib
+
+    def build(path: str, kw: dict[str, Any]) -> Any:
+        module, name = path.rsplit(".", 1)
+        return getattr(importlib.import_module(module), name)(**kw)
+
+    build(*kwargs[0])  # the class's module, imported
+    fired: list[Any] = []
+    gc.collect()
+    tracemalloc.start(1)
+    before = tracemalloc.take_snapshot()
+    base_bytes = tracemalloc.get_traced_memory()[0]
+    base_rss = _rss_kb()
+    base_objects = len(gc.get_objects())
+    started = time.monotonic()
+    tasks = [asyncio.ensure_future(_run_trigger(build(path, kw), fired)) for path, kw in kwargs]
+    del kwargs
+    poller = client.poller
+    while True:
+        await asyncio.sleep(0.5)
+        looks = sum(not t.done() for t in tasks) if baseline else poller.stats.get("first looks", 0)
+        if looks >= len(ids):
+            break
+        if time.monotonic() - started > 600:
+            raise RuntimeError("the herd took over 600 s")
+    herd_s = time.monotonic() - started
+    herd_rss = _rss_kb()
+    await asyncio.sleep(settle)
+    peak = tracemalloc.get_traced_memory()[1]
+    gc.collect()
+    now_bytes = tracemalloc.get_traced_memory()[0]
+    after = tracemalloc.take_snapshot()
+    objects = len(gc.get_objects())
+    rss = _rss_kb()
+    t0 = time.perf_counter()
+    gc.collect()
+    full_ms = (time.perf_counter() - t0) * 1000
+    tracemalloc.stop()
+    n = len(ids)
+    diff = after.compare_to(before, "lineno")
+    sites = [{"site": f"{Path(d.traceback[0].filename).name}:{d.traceback[0].lineno}",
+              "bytes_per_wait": round(d.size_diff / n, 1), "count_per_wait": round(d.count_diff / n, 2)}
+             for d in diff[:top]]
+    out = {"waits": n, "trigger": "DateTimeTrigger (baseline)" if baseline else "DruidTaskTrigger",
+           "herd_s": round(herd_s, 1),
+           "steady_bytes_per_wait": round((now_bytes - base_bytes) / n, 1),
+           "herd_peak_bytes_per_wait": round((peak - base_bytes) / n, 1),
+           "rss_kb_per_wait_after_herd": round((herd_rss - base_rss) / n, 2),
+           "rss_kb_per_wait_steady": round((rss - base_rss) / n, 2),
+           "gc_objects_per_wait": round((objects - base_objects) / n, 2),
+           "full_gc_ms": round(full_ms, 1),
+           "fired": len(fired), "poller": dict(poller.stats) if poller is not None else {}, "sites": sites}
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await holder.__aexit__(None, None, None)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--waits", type=int, default=2000)
+    parser.add_argument("--baseline", action="store_true", help="Airflow's DateTimeTrigger instead")
+    parser.add_argument("--settle", type=float, default=20.0, help="seconds of steady state after the herd")
+    parser.add_argument("--top", type=int, default=25, help="allocation sites shown")
+    args = parser.parse_args()
+    fake = FakeProcess()
+    try:
+        host, port = fake.url.removeprefix("http://").split(":")
+        os.environ[f"AIRFLOW_CONN_{CONN_ID.upper()}"] = json.dumps(
+            {"conn_type": "druid_cluster", "host": host, "port": int(port), "schema": "http",
+             "extra": {"read_timeout": 300}})
+        ids = fake.ask(f"seed 0 {args.waits}")
+        info = machine("aiohttp", "apache-airflow-core")
+        print_machine(info)
+        out = asyncio.run(_measure(ids, args.baseline, args.settle, args.top))
+    finally:
+        fake.stop()
+    print(json.dumps({k: v for k, v in out.items() if k != "sites"}, indent=1))
+    print(f"{'site':<40} {'B/wait':>9} {'n/wait':>7}")
+    for s in out["sites"]:
+        print(f"{s['site']:<40} {s['bytes_per_wait']:>9} {s['count_per_wait']:>7}")
+    write_results("p3_tracemalloc" + ("_baseline" if args.baseline else ""), {"machine": info, "row": out})
+
+
+if __name__ == "__main__":
+    main()
