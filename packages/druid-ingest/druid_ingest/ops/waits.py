@@ -79,55 +79,99 @@ def watch_task(
     down, 5xx, refused) does not end the wait: it looks again until ``deadline`` and logs the outage (``_outage``).
     ``first_look``: seconds before the first look (a task submitted a moment ago cannot have ended yet).
     """
-    schedule = schedule or PollSchedule()
-    if first_look > 0:
-        yield Sleep(min(first_look, max(0.0, deadline - clock())))
-    started = clock()
-    polls = past_end = 0
-    planner: PredictedSchedule | None = None
-    planned = False
-    running_since: float | None = None
-    # just submitted: it started running between the submit and the first look (its createdTime would err early
-    # by its time in the queue, and a window planned from it end before late runs do)
-    previous_look = started - first_look if first_look > 0 else started
-    reported_at = started  # the first progress report comes after report_every, not at the first look
-    known: TaskStatus | None = None
-    unknown_looks = 0
-    outage: Outage | None = None  # made at the first failed look, and lock waits at the first WAITING one:
-    waiting: LockWait | None = None  # most waits never need either, and a triggerer holds thousands of waits
+    return _watch(_TaskWait(task_id, deadline, schedule or PollSchedule(), clock, report_every, ceiling, memory,
+                            first_look))
+
+
+def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
+    """The wait: its looks, and the sleep between two. Between looks (nearly all of a wait's life) only this
+    small frame and the wait's state are kept: a triggerer keeps one of each per deferred wait, and a look's
+    temporaries live in :meth:`_TaskWait.look`'s frame, gone once it returns."""
+    if wait.first_look > 0:
+        yield wait.first_sleep()
+    wait.start()
     while True:
+        step = yield from wait.look()
+        if isinstance(step, TaskOutcome):
+            return step
+        yield Sleep(step)
+
+
+class _TaskWait:
+    """What a task wait keeps from one look to the next (see :func:`watch_task`)."""
+
+    __slots__ = ("ceiling", "clock", "deadline", "first_look", "known", "memory", "outage", "past_end", "planned",
+                 "planner", "polls", "previous_look", "report_every", "reported_at", "running_since", "schedule",
+                 "started", "task_id", "unknown_looks", "waiting")
+
+    def __init__(self, task_id: str, deadline: float, schedule: PollSchedule, clock: Clock, report_every: float,
+                 ceiling: str | None, memory: WaitMemory | None, first_look: float) -> None:
+        self.task_id = task_id
+        self.deadline = deadline
+        self.schedule = schedule
+        self.clock = clock
+        self.report_every = report_every
+        self.ceiling = ceiling
+        self.memory = memory
+        self.first_look = first_look
+
+    def first_sleep(self) -> Sleep:
+        """The sleep before the first look (``first_look``), within the deadline."""
+        return Sleep(min(self.first_look, max(0.0, self.deadline - self.clock())))
+
+    def start(self) -> None:
+        """At the first look (after ``first_look``'s sleep)."""
+        started = self.started = self.clock()
+        self.polls = self.past_end = 0
+        self.planner: PredictedSchedule | None = None
+        self.planned = False
+        self.running_since: float | None = None
+        # just submitted: it started running between the submit and the first look (its createdTime would err
+        # early by its time in the queue, and a window planned from it end before late runs do)
+        self.previous_look = started - self.first_look if self.first_look > 0 else started
+        self.reported_at = started  # the first progress report comes after report_every, not at the first look
+        self.known: TaskStatus | None = None
+        self.unknown_looks = 0
+        # made at the first failed look, and lock waits at the first WAITING one: most waits never need either,
+        # and a triggerer holds thousands of waits
+        self.outage: Outage | None = None
+        self.waiting: LockWait | None = None
+
+    def look(self) -> Operation[TaskOutcome | float]:
+        """One look: the wait's outcome when it ends here, else the seconds until the next look."""
+        task_id, clock, deadline, schedule = self.task_id, self.clock, self.deadline, self.schedule
+        known = self.known
         try:
             if known is None:  # the first look is a full status: createdTime, datasource, runner state
                 # with its lock ceiling; a herd's first looks share one listing and one lock read (``_shared_reads``)
-                status = yield TaskQuery(task_id, ceiling, memory)
+                status = yield TaskQuery(task_id, self.ceiling, self.memory)
             else:  # later looks may be answered by one bulk call shared with every other wait (``_shared_reads``)
                 status = merge_status(known, (yield StatusQuery(task_id)))
         except UnknownTaskError as exc:
             # Druid's race-shaped 404 {"status": null}, or a task already seen going missing for a look: transient,
             # a bounded number of times; a plain "Cannot find any task" for a task never seen is an answer.
-            unknown_looks += 1
-            if not (exc.race or known is not None) or unknown_looks > MAX_UNKNOWN_LOOKS or clock() >= deadline:
+            self.unknown_looks += 1
+            if not (exc.race or known is not None) or self.unknown_looks > MAX_UNKNOWN_LOOKS or clock() >= deadline:
                 raise
-            yield Sleep(min(schedule.delay(unknown_looks), max(0.0, deadline - clock())))
-            continue
+            return min(schedule.delay(self.unknown_looks), max(0.0, deadline - clock()))
         except DruidError as exc:
             if not is_transient(exc):
                 raise
             now = clock()
-            outage = outage or Outage(f"Druid task {task_id}")
+            outage = self.outage = self.outage or Outage(f"Druid task {task_id}")
             outage.failed(exc, now)
             if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
                 if known is not None:
-                    timed_out = TaskOutcome.timed_out(known, now - started)
+                    timed_out = TaskOutcome.timed_out(known, now - self.started)
                     return replace(timed_out, message=timed_out.message + outage.describe(now),
                                    error_classes=error_names(exc))
                 raise  # never seen: the outage's own error (its class is what a retry rule keys on)
-            polls += 1
-            yield Sleep(min(fixed_delay(schedule, polls), deadline - now))
-            continue
-        if outage is not None:
-            outage.recovered(clock())
-        unknown_looks = 0
+            self.polls += 1
+            return min(fixed_delay(schedule, self.polls), deadline - now)
+        if self.outage is not None:
+            self.outage.recovered(clock())
+        self.unknown_looks = 0
+        ceiling = self.ceiling
         if known is not None:
             if ceiling is None and holds_lock(status):
                 ceiling = yield from lock_ceiling(status)
@@ -135,45 +179,47 @@ def watch_task(
                 status = replace(status, version_ceiling=ceiling)
         else:
             status = _own_id(status, task_id)
-        known = status
-        ceiling = status.version_ceiling
+        self.known = status
+        self.ceiling = status.version_ceiling
         now = clock()
         if status.is_terminal:  # it ended after the previous look (or the submit): the handoff wait's reference
             outcome = TaskOutcome.terminal(status, (yield from report_summary(task_id)))
-            return replace(outcome, ended_after=previous_look)
-        if not planned and memory is not None and status.datasource and status.task_type:
-            planned = True
+            return replace(outcome, ended_after=self.previous_look)
+        memory = self.memory
+        if not self.planned and memory is not None and status.datasource and status.task_type:
+            self.planned = True
             history = yield from task_history(memory.cluster, status.datasource, status.task_type,
                                               memory.durations)
-            planner = PredictedSchedule(history, schedule) if history is not None else None
-        if running_since is None and status.runner_state == "RUNNING":
-            running_since, start_error = _run_start(status, polls if first_look <= 0 else polls + 1, previous_look,
-                                                    now)
-            if planner is not None:
-                planner = replace(planner, start_error=start_error)
-        previous_look = now
+            self.planner = PredictedSchedule(history, schedule) if history is not None else None
+        if self.running_since is None and status.runner_state == "RUNNING":
+            polls = self.polls if self.first_look <= 0 else self.polls + 1
+            self.running_since, start_error = _run_start(status, polls, self.previous_look, now)
+            if self.planner is not None:
+                self.planner = replace(self.planner, start_error=start_error)
+        self.previous_look = now
         report = None
+        planner, running_since = self.planner, self.running_since
         near_end = planner is not None and running_since is not None and planner.near_end(now - running_since)
-        if status.runner_state == "RUNNING" and now - reported_at >= report_every and not near_end:
+        if status.runner_state == "RUNNING" and now - self.reported_at >= self.report_every and not near_end:
             report = yield from report_summary(task_id)
-            reported_at = now
+            self.reported_at = now
         if status.runner_state == "WAITING":
-            waiting = waiting or LockWait()
+            waiting = self.waiting = self.waiting or LockWait()
             waiting_on = yield from waiting.look(status, now)
         else:
-            waiting_on = waiting.left() if waiting is not None else ""
+            waiting_on = self.waiting.left() if self.waiting is not None else ""
         yield Progress(TaskProgress(status, report, waiting_on))
         remaining = deadline - clock()
         if remaining <= 0:
-            return TaskOutcome.timed_out(status, clock() - started)
-        polls += 1
+            return TaskOutcome.timed_out(status, clock() - self.started)
+        self.polls += 1
         if planner is not None and running_since is not None:
             running_for = clock() - running_since
-            past_end += running_for >= planner.window_end
-            delay = planner.next_delay(running_for, past_end)
+            self.past_end += running_for >= planner.window_end
+            delay = planner.next_delay(running_for, self.past_end)
         else:
-            delay = fixed_delay(schedule, polls)
-        yield Sleep(min(delay, remaining))
+            delay = fixed_delay(schedule, self.polls)
+        return min(delay, remaining)
 
 
 @dataclass
