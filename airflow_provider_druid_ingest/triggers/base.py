@@ -118,8 +118,8 @@ class DruidWaitTrigger(BaseTrigger):
         driver, and no ``async with`` (which keeps a bound ``__aexit__`` on the frame), since a triggerer holds one
         such chain per deferred wait for the whole wait."""
         started = time.monotonic()
-        lease = self._client()
         try:
+            lease = await _shared_lease(self.conn_id, self.retry)  # the core's lease itself: no holder around it
             client = await lease.__aenter__()
             try:
                 outcome = await self._wait(client)
@@ -177,13 +177,7 @@ class _SharedClient:
         self._lease: contextlib.AbstractAsyncContextManager[AsyncDruidClient] | None = None
 
     async def __aenter__(self) -> AsyncDruidClient:
-        config = await _config(self._conn_id)
-        retry = RetryPolicy(**self._retry) if self._retry else None
-        if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
-            await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
-        from druid_ingest.clients import shared_client
-
-        lease = shared_client(config, retry, make=lambda: asyncio.to_thread(_build_client, config, retry))
+        lease = await _shared_lease(self._conn_id, self._retry)
         client = await lease.__aenter__()
         self._lease = lease
         return client
@@ -192,6 +186,20 @@ class _SharedClient:
         lease, self._lease = self._lease, None
         if lease is not None:
             await lease.__aexit__(*exc)
+
+
+async def _shared_lease(conn_id: str, retry: dict[str, Any] | None) -> contextlib.AbstractAsyncContextManager[
+        AsyncDruidClient]:
+    """The core's lease (``shared_client``, not entered yet) on the loop's shared client for the connection: the
+    connection looked up (:func:`_config`) and, for the first wait, aiohttp and the waits imported in a thread.
+    What :meth:`DruidWaitTrigger.run` holds for the whole wait, and :class:`_SharedClient` for ``async with``."""
+    config = await _config(conn_id)
+    policy = RetryPolicy(**retry) if retry else None
+    if "druid_ingest.clients._async_client" not in sys.modules:  # the first wait: aiohttp and the waits
+        await asyncio.to_thread(importlib.import_module, "druid_ingest.clients._async_client")
+    from druid_ingest.clients import shared_client
+
+    return shared_client(config, policy, make=lambda: asyncio.to_thread(_build_client, config, policy))
 
 
 #: (event loop, connection id) -> the lookup of that connection under way
