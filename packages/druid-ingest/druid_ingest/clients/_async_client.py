@@ -14,7 +14,7 @@ import ssl
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import aiohttp
 
@@ -43,7 +43,7 @@ from druid_ingest.wire import (
     transport_error,
 )
 
-__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive", "drive_exchange", "shared_client"]
+__all__ = ["AiohttpTransport", "AsyncDruidClient", "T", "drive_exchange", "shared_client"]
 
 T = TypeVar("T")
 
@@ -156,57 +156,6 @@ def _wake(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def drive(
-    op: Operation[T],
-    transport: AiohttpTransport,
-    config: ClusterConfig,
-    policy: RetryPolicy,
-    on_progress: ProgressSink | None = None,
-    poller: SharedPoller | None = None,
-) -> T:
-    """Run an operation to its value, throwing request errors back into it and handing Progress items to
-    ``on_progress``."""
-    reply: Any = None
-    error: DruidError | None = None
-    action: Request | Sleep | Progress | SharedRead | None
-    try:
-        while True:
-            action = op.throw(error) if error is not None else op.send(reply)
-            error, reply = None, None
-            if isinstance(action, Sleep) and action.seconds > 0:
-                # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
-                # thousands of sleeping waits: a future the loop's timer resolves
-                loop = asyncio.get_running_loop()
-                woken: asyncio.Future[None] = loop.create_future()
-                timer = loop.call_later(action.seconds, _wake, woken)
-                action = None  # the Sleep (and its float) is not kept while the timer runs
-                try:
-                    await woken
-                finally:
-                    timer.cancel()
-            elif isinstance(action, Sleep):
-                await asyncio.sleep(0)
-            elif isinstance(action, Progress):
-                if on_progress is not None:
-                    on_progress(action.item)
-            elif isinstance(action, SharedRead):
-                try:
-                    if poller is not None:
-                        reply = await poller.answer(action)
-                    else:
-                        reply = await drive(direct(action), transport, config, policy)
-                except DruidError as exc:
-                    error = exc
-            elif isinstance(action, Request):
-                try:
-                    reply = await drive_exchange(exchange(action, config, policy), transport)
-                except DruidError as exc:
-                    error = exc
-    except StopIteration as stop:
-        value: T = stop.value
-        return value
-
-
 class AsyncDruidClient(ClientFacade[AsyncMode]):
     """Asynchronous Druid client: every :class:`ClientFacade` method returns an awaitable.
 
@@ -222,10 +171,53 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
         self.poller = SharedPoller(self._run_direct, tick) if shared else None
 
     def _run(self, op: Operation[Any], on_progress: ProgressSink | None = None) -> Any:
-        return drive(op, self.transport, self.config, self.retry, on_progress, self.poller)
+        return self._drive(op, on_progress, self.poller)
 
     def _run_direct(self, op: Operation[Any]) -> Any:
-        return drive(op, self.transport, self.config, self.retry)
+        return self._drive(op, None, None)
+
+    async def _drive(self, op: Operation[T], on_progress: ProgressSink | None, poller: SharedPoller | None) -> T:
+        """Run an operation to its value, throwing request errors back into it and handing Progress items to
+        ``on_progress``; its shared reads go to ``poller`` (None: each its own request). A method, its transport,
+        config and policy read from the client: a triggerer keeps one of these frames per deferred wait, for the
+        whole wait, so each local costs ten thousand slots."""
+        reply: Any = None
+        error: DruidError | None = None
+        action: Request | Sleep | Progress | SharedRead | None
+        try:
+            while True:
+                action = op.throw(error) if error is not None else op.send(reply)
+                error, reply = None, None
+                if isinstance(action, Sleep) and action.seconds > 0:
+                    # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
+                    # thousands of sleeping waits: a future the loop's timer resolves
+                    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                    timer = asyncio.get_running_loop().call_later(action.seconds, _wake, woken)
+                    action = None  # the Sleep (and its float) is not kept while the timer runs
+                    try:
+                        await woken
+                    finally:
+                        timer.cancel()
+                elif isinstance(action, Sleep):
+                    await asyncio.sleep(0)
+                elif isinstance(action, Progress):
+                    if on_progress is not None:
+                        on_progress(action.item)
+                elif isinstance(action, SharedRead):
+                    try:
+                        if poller is not None:
+                            reply = await poller.answer(action)
+                        else:
+                            reply = await self._drive(direct(action), None, None)
+                    except DruidError as exc:
+                        error = exc
+                elif isinstance(action, Request):
+                    try:
+                        reply = await drive_exchange(exchange(action, self.config, self.retry), self.transport)
+                    except DruidError as exc:
+                        error = exc
+        except StopIteration as stop:
+            return cast(T, stop.value)
 
     async def close(self) -> None:
         if self.poller is not None:

@@ -5,7 +5,7 @@ An *exchange* turns one logical :class:`Request` into a final :class:`Response`.
 :class:`Sleep` (wait, send me None) and returns the response the operation should interpret.
 Operations are generators too: they yield :class:`Request`, :class:`Sleep` and :class:`Progress` (hand this
 item to whoever watches, send me None) and return a value. The sync driver (``sync_client.drive``) runs all
-of this with ``requests`` + ``time.sleep``; the async one (``async_client.drive``) with ``aiohttp`` +
+of this with ``requests`` + ``time.sleep``; the async one (``AsyncDruidClient._drive``) with ``aiohttp`` +
 ``asyncio.sleep``. Nothing here does I/O.
 """
 
