@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import os
 import socket
 import ssl
@@ -151,9 +152,57 @@ async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
         return response
 
 
-def _wake(future: asyncio.Future[None]) -> None:
-    if not future.done():  # cancelled with its wait
-        future.set_result(None)
+#: how early the loop runs a timer (``BaseEventLoop._clock_resolution``): the sleeps due within it wake together
+_RESOLUTION = time.get_clock_info("monotonic").resolution
+
+
+class _Sleeps:
+    """Every sleep of one event loop's Druid waits on one loop timer: a heap of (wake time, order, future) and a
+    timer for its earliest. ``loop.call_later`` per sleep costs a ``TimerHandle``, a copy of the context and an
+    argument tuple per sleeping wait (~230 B, three objects the collector tracks, each reaching its oldest
+    generation since a wait sleeps 5 to 60 s), for a triggerer's thousands of waits; here a sleeping wait costs its
+    future and one heap entry. A cancelled wait's entry stays until due (as a cancelled ``TimerHandle`` does)."""
+
+    __slots__ = ("heap", "order", "timer")
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self.order = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def sleep(self, loop: asyncio.AbstractEventLoop, seconds: float) -> asyncio.Future[None]:
+        """A future the loop resolves ``seconds`` from now, as ``call_later`` would."""
+        when = loop.time() + seconds
+        woken: asyncio.Future[None] = loop.create_future()
+        self.order += 1
+        heapq.heappush(self.heap, (when, self.order, woken))
+        if self.timer is None or when < self.timer.when():
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = loop.call_at(when, self._fire, loop)
+        return woken
+
+    def _fire(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.timer = None
+        heap, due = self.heap, loop.time() + _RESOLUTION
+        while heap and heap[0][0] <= due:
+            woken = heapq.heappop(heap)[2]
+            if not woken.done():  # cancelled with its wait
+                woken.set_result(None)
+        if heap:
+            self.timer = loop.call_at(heap[0][0], self._fire, loop)
+
+
+#: event loop -> its sleeps
+_SLEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Sleeps] = weakref.WeakKeyDictionary()
+
+
+def _sleep(seconds: float) -> asyncio.Future[None]:
+    loop = asyncio.get_running_loop()
+    sleeps = _SLEEPS.get(loop)
+    if sleeps is None:
+        sleeps = _SLEEPS[loop] = _Sleeps()
+    return sleeps.sleep(loop, seconds)
 
 
 class AsyncDruidClient(ClientFacade[AsyncMode]):
@@ -190,14 +239,11 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
                 error, reply = None, None
                 if isinstance(action, Sleep) and action.seconds > 0:
                     # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
-                    # thousands of sleeping waits: a future the loop's timer resolves
-                    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                    timer = asyncio.get_running_loop().call_later(action.seconds, _wake, woken)
+                    # thousands of sleeping waits, nor a timer of its own: a future the loop's one timer for
+                    # every wait's sleep resolves (``_Sleeps``)
+                    woken = _sleep(action.seconds)
                     action = None  # the Sleep (and its float) is not kept while the timer runs
-                    try:
-                        await woken
-                    finally:
-                        timer.cancel()
+                    await woken
                 elif isinstance(action, Sleep):
                     await asyncio.sleep(0)
                 elif isinstance(action, Progress):
