@@ -51,7 +51,26 @@ async def _run_trigger(trigger: Any, fired: list[Any]) -> None:
         return
 
 
-async def _measure(ids: list[str], baseline: bool, settle: float, top: int) -> dict[str, Any]:
+class _Pauses:
+    """The collector's pauses per generation (``gc.callbacks``), ms."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append((time.perf_counter() - self.started) * 1000)
+
+    def summary(self) -> dict[str, Any]:
+        return {f"gen{g}": {"count": len(p), "total_ms": round(sum(p), 1), "max_ms": round(max(p, default=0), 1)}
+                for g, p in self.pauses.items()}
+
+
+async def _measure(ids: list[str], baseline: bool, settle: float, top: int, gc_window: float = 0.0
+                   ) -> dict[str, Any]:
     from p3_triggerer import wait_trigger
 
     from airflow_provider_druid_ingest.triggers.base import cluster_client
@@ -72,6 +91,8 @@ async def _measure(ids: list[str], baseline: bool, settle: float, top: int) -> d
     build(*kwargs[0])  # the class's module, imported
     fired: list[Any] = []
     gc.collect()
+    if gc_window:
+        return await _gc_window(kwargs, build, client, baseline, settle, gc_window)
     tracemalloc.start(1)
     before = tracemalloc.take_snapshot()
     base_bytes = tracemalloc.get_traced_memory()[0]
@@ -122,12 +143,46 @@ async def _measure(ids: list[str], baseline: bool, settle: float, top: int) -> d
     return out
 
 
+async def _gc_window(kwargs: list[tuple[str, dict[str, Any]]], build: Any, client: Any, baseline: bool,
+                     settle: float, window: float) -> dict[str, Any]:
+    """No tracemalloc: the herd, ``settle`` seconds, then the collector's pauses over ``window`` seconds."""
+    fired: list[Any] = []
+    n = len(kwargs)
+    base_objects = len(gc.get_objects())
+    base_rss = _rss_kb()
+    started = time.monotonic()
+    tasks = [asyncio.ensure_future(_run_trigger(build(path, kw), fired)) for path, kw in kwargs]
+    del kwargs
+    poller = client.poller
+    while (sum(not t.done() for t in tasks) if baseline else poller.stats.get("first looks", 0)) < n:
+        await asyncio.sleep(0.5)
+    herd_s = time.monotonic() - started
+    await asyncio.sleep(settle)
+    pauses = _Pauses()
+    gc.callbacks.append(pauses)
+    before = dict(poller.stats) if poller is not None else {}
+    await asyncio.sleep(window)
+    gc.callbacks.remove(pauses)
+    after = dict(poller.stats) if poller is not None else {}
+    out = {"waits": n, "trigger": "DateTimeTrigger (baseline)" if baseline else "DruidTaskTrigger",
+           "herd_s": round(herd_s, 1), "window_s": window, "gc_in_window": pauses.summary(),
+           "gc_objects_per_wait": round((len(gc.get_objects()) - base_objects) / n, 2),
+           "gc_objects_gen2": len(gc.get_objects(2)), "rss_kb_per_wait": round((_rss_kb() - base_rss) / n, 2),
+           "reads_in_window": after.get("answered", 0) - before.get("answered", 0), "fired": len(fired)}
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--waits", type=int, default=2000)
     parser.add_argument("--baseline", action="store_true", help="Airflow's DateTimeTrigger instead")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds of steady state after the herd")
     parser.add_argument("--top", type=int, default=25, help="allocation sites shown")
+    parser.add_argument("--gc-window", type=float, default=0.0,
+                        help="no tracemalloc: the collector's pauses over this many seconds after --settle")
     args = parser.parse_args()
     fake = FakeProcess()
     try:
@@ -138,9 +193,13 @@ def main() -> None:
         ids = fake.ask(f"seed 0 {args.waits}")
         info = machine("aiohttp", "apache-airflow-core")
         print_machine(info)
-        out = asyncio.run(_measure(ids, args.baseline, args.settle, args.top))
+        out = asyncio.run(_measure(ids, args.baseline, args.settle, args.top, args.gc_window))
     finally:
         fake.stop()
+    if args.gc_window:
+        print(json.dumps(out, indent=1))
+        write_results("p3_gc" + ("_baseline" if args.baseline else ""), {"machine": info, "row": out})
+        return
     print(json.dumps({k: v for k, v in out.items() if k != "sites"}, indent=1))
     print(f"{'site':<40} {'B/wait':>9} {'n/wait':>7}")
     for s in out["sites"]:
