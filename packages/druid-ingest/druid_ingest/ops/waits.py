@@ -84,14 +84,22 @@ def watch_task(
 
 
 def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
-    """The wait: its looks, and the sleep between two. Between looks (nearly all of a wait's life) only this
-    small frame and the wait's state are kept: a triggerer keeps one of each per deferred wait, and a look's
-    temporaries live in :meth:`_TaskWait.look`'s frame, gone once it returns."""
+    """The wait: its looks, and the sleep between two. Only this small frame and the wait's state are kept while
+    a wait sleeps and while it awaits its status (a herd's ten thousand waits await their first looks at once): a
+    triggerer keeps one of each per deferred wait. A look's temporaries live in :meth:`_TaskWait.seen`'s frame,
+    gone once it returns."""
     if wait.first_look > 0:
         yield wait.first_sleep()
     wait.start()
     while True:
-        step = yield from wait.look()
+        try:
+            status = yield wait.query()
+        except DruidError as exc:
+            step = wait.failed(exc)
+            if step is None:
+                raise
+        else:
+            step = yield from wait.seen(status)
         if isinstance(step, TaskOutcome):
             return step
         yield Sleep(step)
@@ -137,37 +145,46 @@ class _TaskWait:
         self.outage: Outage | None = None
         self.waiting: LockWait | None = None
 
-    def look(self) -> Operation[TaskOutcome | float]:
-        """One look: the wait's outcome when it ends here, else the seconds until the next look."""
-        task_id, clock, deadline, schedule = self.task_id, self.clock, self.deadline, self.schedule
-        known = self.known
-        try:
-            if known is None:  # the first look is a full status: createdTime, datasource, runner state
-                # with its lock ceiling; a herd's first looks share one listing and one lock read (``_shared_reads``)
-                status = yield TaskQuery(task_id, self.ceiling, self.memory)
-            else:  # later looks may be answered by one bulk call shared with every other wait (``_shared_reads``)
-                status = merge_status(known, (yield StatusQuery(task_id)))
-        except UnknownTaskError as exc:
+    def query(self) -> TaskQuery | StatusQuery:
+        """This look's read. The first look is a full status (createdTime, datasource, runner state) with its lock
+        ceiling, and a herd's first looks share one listing and one lock read; later looks may be answered by one
+        bulk call shared with every other wait (``_shared_reads``)."""
+        if self.known is None:
+            return TaskQuery(self.task_id, self.ceiling, self.memory)
+        return StatusQuery(self.task_id)
+
+    def failed(self, exc: DruidError) -> TaskOutcome | float | None:
+        """The look's read raised ``exc``: the seconds until the next look, the outcome when the deadline ends
+        the wait, or None when ``exc`` ends it."""
+        clock, deadline, schedule, known = self.clock, self.deadline, self.schedule, self.known
+        if isinstance(exc, UnknownTaskError):
             # Druid's race-shaped 404 {"status": null}, or a task already seen going missing for a look: transient,
             # a bounded number of times; a plain "Cannot find any task" for a task never seen is an answer.
             self.unknown_looks += 1
             if not (exc.race or known is not None) or self.unknown_looks > MAX_UNKNOWN_LOOKS or clock() >= deadline:
-                raise
+                return None
             return min(schedule.delay(self.unknown_looks), max(0.0, deadline - clock()))
-        except DruidError as exc:
-            if not is_transient(exc):
-                raise
-            now = clock()
-            outage = self.outage = self.outage or Outage(f"Druid task {task_id}")
-            outage.failed(exc, now)
-            if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
-                if known is not None:
-                    timed_out = TaskOutcome.timed_out(known, now - self.started)
-                    return replace(timed_out, message=timed_out.message + outage.describe(now),
-                                   error_classes=error_names(exc))
-                raise  # never seen: the outage's own error (its class is what a retry rule keys on)
-            self.polls += 1
-            return min(fixed_delay(schedule, self.polls), deadline - now)
+        if not is_transient(exc):
+            return None
+        now = clock()
+        outage = self.outage = self.outage or Outage(f"Druid task {self.task_id}")
+        outage.failed(exc, now)
+        if now >= deadline:  # the wait's own deadline, never one call's retry budget, ends it
+            if known is not None:
+                timed_out = TaskOutcome.timed_out(known, now - self.started)
+                return replace(timed_out, message=timed_out.message + outage.describe(now),
+                               error_classes=error_names(exc))
+            return None  # never seen: the outage's own error (its class is what a retry rule keys on)
+        self.polls += 1
+        return min(fixed_delay(schedule, self.polls), deadline - now)
+
+    def seen(self, status: TaskStatus) -> Operation[TaskOutcome | float]:
+        """The rest of a look, from its read's answer: the wait's outcome when it ends here, else the seconds
+        until the next look."""
+        task_id, clock, deadline, schedule = self.task_id, self.clock, self.deadline, self.schedule
+        known = self.known
+        if known is not None:
+            status = merge_status(known, status)
         if self.outage is not None:
             self.outage.recovered(clock())
         self.unknown_looks = 0
