@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from druid_ingest.api import HandoffResult
 from druid_ingest.ops import DEFAULT_HANDOFF_TIMEOUT
 
+from airflow_provider_druid_ingest.triggers.base import progress_log
 from airflow_provider_druid_ingest.triggers.task import DruidTaskTrigger
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class DruidIngestionTrigger(DruidTaskTrigger):
         """The task's progress lines (``log_progress``) and every change of the gate's verdict, one sink."""
         from druid_ingest.ops import ProgressLines
 
-        lines = ProgressLines(self.log.info, self.druid_task_id)
+        lines = ProgressLines(progress_log(type(self)), self.druid_task_id)
         log_task = self.log_progress
 
         def sink(item: Any) -> None:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger
+from airflow_provider_druid_ingest.triggers.base import DruidWaitTrigger, no_progress, progress_log
 
 if TYPE_CHECKING:
     from druid_ingest.clients import AsyncDruidClient
@@ -72,7 +72,7 @@ class DruidTaskTrigger(DruidWaitTrigger):
         """The wait's sink: the core's de-duplicated progress lines, or nothing with ``log_progress=False``."""
         from druid_ingest.ops import ProgressLines
 
-        return ProgressLines(self.log.info, self.druid_task_id) if self.log_progress else (lambda item: None)
+        return ProgressLines(progress_log(type(self)), self.druid_task_id) if self.log_progress else no_progress
 
     async def on_kill(self) -> None:
         """A user ended the deferred task: shut the Druid task down (``cleanup`` never does).
