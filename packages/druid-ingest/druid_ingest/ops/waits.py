@@ -100,6 +100,7 @@ def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
                 raise
         else:
             step = yield from wait.seen(status)
+            del status  # the answer as read: ``seen`` keeps what the wait needs of it, not it through the sleep
         if isinstance(step, TaskOutcome):
             return step
         yield Sleep(step)
