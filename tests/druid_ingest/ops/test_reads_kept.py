@@ -4,9 +4,19 @@ simulated clock: the cluster's slots for ``CAPACITY_TTL``, the history for its c
 from __future__ import annotations
 
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
-from druid_ingest.ops._history import CAPACITY_TTL, HISTORY_TTL, DurationHistory, WaitMemory, history_ttl
+from druid_ingest.api import endpoints as ep
+from druid_ingest.ops._history import (
+    CAPACITY_TTL,
+    HISTORY_TTL,
+    DurationHistory,
+    HistoryCache,
+    WaitMemory,
+    history_ttl,
+    task_history,
+)
 from druid_ingest.ops._schedule import PredictedSchedule
 from druid_ingest.testing import FakeDruid, SimClock, TaskPlan
+from druid_ingest.wire import call
 
 from tests.druid_ingest.sample_specs import day_spec
 
@@ -102,3 +112,44 @@ def test_without_check_every_the_wait_is_silent_until_the_window() -> None:
     assert spaced.next_delay(0) == 1800
     trusting = PredictedSchedule(history, PollSchedule(5, 60, 1.5, detect_within=30, check_every=None))
     assert trusting.next_delay(0) == trusting.first_look
+
+
+def _seed_runs(fake: FakeDruid, clock: SimClock, runs: int, k: int, datasource: str) -> None:
+    """``runs`` finished ingestions of ``datasource``, each with ``k`` concurrent subtasks (k = 1: sequential)."""
+    for n in range(runs):
+        spec = day_spec(f"2026-10-{n + 1:02d}", datasource=datasource, k=k, dynamic=True)
+        fake.seed_tasks([{**spec, "id": f"{datasource}_{n}"}])
+        clock.sleep(120)  # past its run: one completes before the next is created
+
+
+def _history_reads(fake: FakeDruid) -> list[str]:
+    return [r.query_string for r in fake.requests if r.path.endswith("/tasks")]
+
+
+def test_the_history_of_a_parallel_ingestion_counts_runs_its_subtasks_crowd_out(fake_druid_factory) -> None:
+    """Druid bounds ``max`` before filtering by ``type``: 20 runs of 3 subtasks each are 80 completed tasks, and
+    ``type=index_parallel&max=50`` sees the newest 12 runs. The history reads again for the type when that
+    happens, and knows all 20."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5)
+    _seed_runs(fake, clock, 20, k=3, datasource="crowded")
+    with _client(fake, clock) as client:
+        fake.clear_requests()
+        direct = client._run(call(ep.tasks("complete", "crowded", 50, "index_parallel"), ep.parse_tasks))
+        assert len(direct) == 12  # the crowding itself, as Druid answers it
+        fake.clear_requests()
+        history = client._run(task_history(fake.url, "crowded", "index_parallel", HistoryCache(clock=clock.now)))
+        assert history is not None and history.samples == 20
+        reads = _history_reads(fake)
+        assert len(reads) == 2 and "type=index_parallel" not in reads[0] and "type=index_parallel" in reads[1]
+
+
+def test_the_history_of_a_sequential_ingestion_is_one_read(fake_druid_factory) -> None:
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5)
+    _seed_runs(fake, clock, 5, k=1, datasource="plain")
+    with _client(fake, clock) as client:
+        fake.clear_requests()
+        history = client._run(task_history(fake.url, "plain", "index_parallel", HistoryCache(clock=clock.now)))
+        assert history is not None and history.samples == 5
+        assert len(_history_reads(fake)) == 1  # fewer than 50 completed tasks: the first page is all there is

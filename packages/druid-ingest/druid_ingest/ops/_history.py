@@ -2,9 +2,10 @@
 
 A wait that knows a datasource's daily ingestion runs 9-11 minutes does not need to ask every few seconds for
 ten minutes: it can look first near the short end and densely around the expected end. The durations come from
-``GET /druid/indexer/v1/tasks?state=complete&datasource=&type=&max=`` (SUCCESS ingestions only: supervisors,
-never their ``partial_*``/``single_phase_sub_task`` subtasks), fetched once per process per datasource and type
-and kept while it cannot have changed much: a tenth of its samples' worth of runs at the datasource's own cadence
+``GET /druid/indexer/v1/tasks?state=complete&datasource=&max=`` (SUCCESS ingestions only: supervisors, never
+their ``partial_*``/``single_phase_sub_task`` subtasks; a second read with ``type=`` when subtasks crowd the
+newest tasks: :func:`recent_ingestions`), fetched once per process per datasource and type and kept while it
+cannot have changed much: a tenth of its samples' worth of runs at the datasource's own cadence
 (:func:`history_ttl`), so a thousand waits on one datasource cost one request, and a daily one in a long-lived
 triggerer reads it every few days, not every run.
 """
@@ -32,6 +33,7 @@ __all__ = [
     "HANDOFF_KEEP",
     "HANDOFF_LATENCIES",
     "HISTORY_MAX_TTL",
+    "HISTORY_SCAN_MAX",
     "HISTORY_TTL",
     "SUBTASK_TYPES",
     "CapacityCache",
@@ -43,12 +45,16 @@ __all__ = [
     "history_ttl",
     "ingestion_durations",
     "percentile",
+    "recent_ingestions",
     "task_history",
 ]
 
 #: task types Druid runs *inside* an ingestion (druid-contract §workers): never an ingestion's own duration
 SUBTASK_TYPES = frozenset({"single_phase_sub_task", "partial_dimension_cardinality", "partial_dimension_distribution",
                            "partial_index_generate", "partial_range_index_generate", "partial_index_generic_merge"})
+#: the most completed tasks a history read asks Druid to scan for a datasource whose subtasks crowd its newest
+#: ``HISTORY_SIZE`` (a parallel ingestion with range partitioning lists a dozen subtasks per run)
+HISTORY_SCAN_MAX = 1000
 #: the shortest a history is kept (a datasource with too few runs to know its cadence)
 HISTORY_TTL = 900.0
 #: the longest: a week, whatever the cadence (durations drift as the data grows)
@@ -179,12 +185,31 @@ def task_history(
     if found:
         return history
     try:
-        tasks = yield from call(ep.tasks("complete", datasource, HISTORY_SIZE, task_type), ep.parse_tasks)
+        tasks = yield from recent_ingestions(datasource, task_type)
     except DruidError:
         tasks = []
     history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
     store.put(key, history, history_ttl(history) if history is not None else None)
     return history
+
+
+def recent_ingestions(datasource: str, task_type: str, size: int = HISTORY_SIZE) -> Operation[list[TaskStatus]]:
+    """The datasource's newest ``size`` completed tasks of ``task_type``, in one request or two.
+
+    Druid bounds the completed tasks by ``max`` before it filters them by ``type``
+    (``TaskQueryTool.getTaskStatusPlusStream``), and a parallel ingestion's subtasks are completed tasks of its
+    datasource: on Druid 33, ``type=index_parallel&max=50`` for the example DAG's datasource (a dozen subtasks
+    per run) returned 3 runs, not 50. So the first read lists the newest ``size`` of every type: fewer than
+    ``size`` is all Druid has; a full page with fewer of ``task_type`` means older runs exist, and a second read
+    asks for ``task_type`` among as many tasks as should hold ``size`` runs at the rate seen (25 % more, at most
+    ``HISTORY_SCAN_MAX``)."""
+    page = yield from call(ep.tasks("complete", datasource, size), ep.parse_tasks)
+    mine = [task for task in page if task.task_type == task_type]
+    if len(page) < size or len(mine) >= size:
+        return mine
+    scan = HISTORY_SCAN_MAX if not mine else min(HISTORY_SCAN_MAX, math.ceil(1.25 * size * len(page) / len(mine)))
+    found = yield from call(ep.tasks("complete", datasource, scan, task_type), ep.parse_tasks)
+    return found[:size]
 
 
 def _starts(tasks: Sequence[TaskStatus]) -> list[float]:

@@ -255,9 +255,7 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
     wanted = state_filter.lower() if state_filter else None
     with ctx.state.lock:
         ctx.state.now()
-        tasks = [t for t in ctx.state.tasks.values()
-                 if (not q.get("datasource") or t.datasource == q["datasource"])
-                 and (not q.get("type") or t.type == q["type"])]
+        tasks = [t for t in ctx.state.tasks.values() if not q.get("datasource") or t.datasource == q["datasource"]]
         active = sorted((t for t in tasks if t.is_active), key=lambda t: t.seq)
         if wanted and wanted != "complete":
             active = [t for t in active if t.runner_state.lower() == wanted]
@@ -265,9 +263,26 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
             active = []
         complete = [] if wanted and wanted != "complete" else sorted(
             (t for t in tasks if not t.is_active), key=lambda t: (t.created_at, t.seq), reverse=True)
+        entries = [reports.list_entry(t) for t in active]
+        done = [entry for t in complete for entry in (*_subtask_entries(t), reports.list_entry(t))]
         if q.get("max"):
-            complete = complete[: int(q["max"])]  # `max` bounds completed tasks
-        return json_response([reports.list_entry(t) for t in [*active, *complete]])
+            done = done[: int(q["max"])]  # `max` bounds completed tasks, subtasks included
+        # TaskQueryTool.getTaskStatusPlusStream: the metadata store's newest `max` completed tasks first, the `type`
+        # filter after, so a parallel ingestion's subtasks crowd its older runs out of `type=index_parallel&max=N`
+        if q.get("type"):
+            entries, done = ([e for e in group if e["type"] == q["type"]] for group in (entries, done))
+        return json_response([*entries, *done])
+
+
+def _subtask_entries(task: FakeTask) -> list[dict[str, Any]]:
+    """The completed subtasks a parallel ingestion leaves in Druid's task list, newest first (created after their
+    supervisor): ``ParallelIndexSupervisorTask`` runs one ``single_phase_sub_task`` per input split with dynamic
+    partitioning; the fake gives it ``maxNumConcurrentSubTasks`` of them, each with the supervisor's group id."""
+    if not task.parsed.parallel or task.parsed.max_subtasks < 2:
+        return []
+    parent = reports.list_entry(task)
+    return [{**parent, "id": f"single_phase_sub_task_{task.datasource}_{task.id}_{n}", "type": "single_phase_sub_task",
+             "groupId": task.group_id} for n in range(task.parsed.max_subtasks, 0, -1)]
 
 
 async def get_tasks(ctx: Ctx) -> web.Response:
