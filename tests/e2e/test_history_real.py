@@ -23,5 +23,7 @@ def test_the_history_finds_a_parallel_run_its_subtasks_crowd_out_of_druids_type_
     assert [t.task_type for t in newest] != ["index_parallel"], newest  # the newest completed task is a subtask
     # Druid's own answer to type + max: the run is not among the newest 1 completed task, so it is not listed
     assert real._run(call(ep.tasks("complete", ds, 1, "index_parallel"), ep.parse_tasks)) == []
-    found = real._run(recent_ingestions(ds, "index_parallel", size=1))
-    assert [t.task_id for t in found] == [outcome.task_id]
+    found, scan = real._run(recent_ingestions(ds, "index_parallel", size=1))
+    assert [t.task_id for t in found] == [outcome.task_id] and scan > 1
+    again, _ = real._run(recent_ingestions(ds, "index_parallel", size=1, scan=scan))  # one read, what was learned
+    assert [t.task_id for t in again] == [outcome.task_id]

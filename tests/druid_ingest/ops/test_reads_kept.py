@@ -128,20 +128,25 @@ def _history_reads(fake: FakeDruid) -> list[str]:
 
 def test_the_history_of_a_parallel_ingestion_counts_runs_its_subtasks_crowd_out(fake_druid_factory) -> None:
     """Druid bounds ``max`` before filtering by ``type``: 20 runs of 3 subtasks each are 80 completed tasks, and
-    ``type=index_parallel&max=50`` sees the newest 12 runs. The history reads again for the type when that
-    happens, and knows all 20."""
+    ``type=index_parallel&max=50`` sees the newest 12 runs. The history reads more tasks when that happens, knows
+    all 20, and remembers how many to read: the next history (past its TTL) is one request."""
     clock = SimClock()
     fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5)
     _seed_runs(fake, clock, 20, k=3, datasource="crowded")
+    cache = HistoryCache(clock=clock.now)
     with _client(fake, clock) as client:
-        fake.clear_requests()
         direct = client._run(call(ep.tasks("complete", "crowded", 50, "index_parallel"), ep.parse_tasks))
         assert len(direct) == 12  # the crowding itself, as Druid answers it
         fake.clear_requests()
-        history = client._run(task_history(fake.url, "crowded", "index_parallel", HistoryCache(clock=clock.now)))
+        history = client._run(task_history(fake.url, "crowded", "index_parallel", cache))
         assert history is not None and history.samples == 20
-        reads = _history_reads(fake)
-        assert len(reads) == 2 and "type=index_parallel" not in reads[0] and "type=index_parallel" in reads[1]
+        assert _history_reads(fake) == ["state=complete&datasource=crowded&max=50",
+                                        "state=complete&datasource=crowded&max=313"]  # 1.5 x 50 runs x 50/12
+        clock.sleep(7200)  # past the history's TTL
+        fake.clear_requests()
+        again = client._run(task_history(fake.url, "crowded", "index_parallel", cache))
+        assert again is not None and again.samples == 20
+        assert _history_reads(fake) == ["state=complete&datasource=crowded&max=313"]
 
 
 def test_the_history_of_a_sequential_ingestion_is_one_read(fake_druid_factory) -> None:

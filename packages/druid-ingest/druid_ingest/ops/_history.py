@@ -3,8 +3,8 @@
 A wait that knows a datasource's daily ingestion runs 9-11 minutes does not need to ask every few seconds for
 ten minutes: it can look first near the short end and densely around the expected end. The durations come from
 ``GET /druid/indexer/v1/tasks?state=complete&datasource=&max=`` (SUCCESS ingestions only: supervisors, never
-their ``partial_*``/``single_phase_sub_task`` subtasks; a second read with ``type=`` when subtasks crowd the
-newest tasks: :func:`recent_ingestions`), fetched once per process per datasource and type and kept while it
+their ``partial_*``/``single_phase_sub_task`` subtasks; over more tasks when subtasks crowd the newest ones:
+:func:`recent_ingestions`), fetched once per process per datasource and type and kept while it
 cannot have changed much: a tenth of its samples' worth of runs at the datasource's own cadence
 (:func:`history_ttl`), so a thousand waits on one datasource cost one request, and a daily one in a long-lived
 triggerer reads it every few days, not every run.
@@ -160,6 +160,13 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
         self, ttl: float = HISTORY_TTL, clock: Callable[[], float] = time.monotonic, miss_ttl: float = MISS_TTL
     ) -> None:
         super().__init__(ttl, clock, miss_ttl)
+        #: per key, how many completed tasks the last read scanned to find the runs (``recent_ingestions``): kept
+        #: past the history's TTL, so a parallel datasource's next read is one request, not two
+        self.scans: dict[tuple[str, str, str], int] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.scans.clear()
 
 
 class CapacityCache(TtlCache[str, ClusterCapacity]):
@@ -177,15 +184,16 @@ CAPACITY = CapacityCache()
 def task_history(
     cluster: str, datasource: str, task_type: str, cache: HistoryCache | None = None
 ) -> Operation[DurationHistory | None]:
-    """The datasource's recent ingestion durations, from the cache or one task-list request. Never fails a wait:
-    any error means "no history" (the fixed schedule is used)."""
+    """The datasource's recent ingestion durations, from the cache or a task-list read (:func:`recent_ingestions`,
+    scanning as many tasks as the last read of this key found the runs among). Never fails a wait: any error
+    means "no history" (the fixed schedule is used)."""
     store = CACHE if cache is None else cache
     key = (cluster, datasource, task_type)
     found, history = store.get(key)
     if found:
         return history
     try:
-        tasks = yield from recent_ingestions(datasource, task_type)
+        tasks, store.scans[key] = yield from recent_ingestions(datasource, task_type, scan=store.scans.get(key))
     except DruidError:
         tasks = []
     history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
@@ -193,23 +201,26 @@ def task_history(
     return history
 
 
-def recent_ingestions(datasource: str, task_type: str, size: int = HISTORY_SIZE) -> Operation[list[TaskStatus]]:
-    """The datasource's newest ``size`` completed tasks of ``task_type``, in one request or two.
+def recent_ingestions(
+    datasource: str, task_type: str, size: int = HISTORY_SIZE, scan: int | None = None
+) -> Operation[tuple[list[TaskStatus], int]]:
+    """The datasource's newest ``size`` completed tasks of ``task_type``, and how many tasks to scan next time.
 
     Druid bounds the completed tasks by ``max`` before it filters them by ``type``
     (``TaskQueryTool.getTaskStatusPlusStream``), and a parallel ingestion's subtasks are completed tasks of its
     datasource: on Druid 33, ``type=index_parallel&max=50`` for the example DAG's datasource (a dozen subtasks
-    per run) returned 3 runs, not 50. So the first read lists the newest ``size`` of every type: fewer than
-    ``size`` is all Druid has; a full page with fewer of ``task_type`` means older runs exist, and a second read
-    asks for ``task_type`` among as many tasks as should hold ``size`` runs at the rate seen (25 % more, at most
-    ``HISTORY_SCAN_MAX``)."""
-    page = yield from call(ep.tasks("complete", datasource, size), ep.parse_tasks)
+    per run) returned 3 runs, not 50. So the read lists the newest ``scan`` tasks (default ``size``) of every type
+    and keeps the type's: a page Druid did not fill is all it has; a full one with fewer than ``size`` of them is
+    read once more over as many tasks as should hold ``size`` at the rate seen, 1.5 times over (at most
+    ``HISTORY_SCAN_MAX``), and the caller passes that ``scan`` next time: one read per history from then on."""
+    scan = size if scan is None else scan
+    page = yield from call(ep.tasks("complete", datasource, scan), ep.parse_tasks)
     mine = [task for task in page if task.task_type == task_type]
-    if len(page) < size or len(mine) >= size:
-        return mine
-    scan = HISTORY_SCAN_MAX if not mine else min(HISTORY_SCAN_MAX, math.ceil(1.25 * size * len(page) / len(mine)))
-    found = yield from call(ep.tasks("complete", datasource, scan, task_type), ep.parse_tasks)
-    return found[:size]
+    if len(page) < scan or len(mine) >= size or scan >= HISTORY_SCAN_MAX:
+        return mine[:size], scan
+    scan = HISTORY_SCAN_MAX if not mine else min(HISTORY_SCAN_MAX, math.ceil(1.5 * size * len(page) / len(mine)))
+    page = yield from call(ep.tasks("complete", datasource, scan), ep.parse_tasks)
+    return [task for task in page if task.task_type == task_type][:size], scan
 
 
 def _starts(tasks: Sequence[TaskStatus]) -> list[float]:
