@@ -9,14 +9,19 @@ really ingests), and breaks each day down:
 * Druid's task end: the first moment an observer sees the task complete (the Overlord's task list every 0.5 s);
 * served: the first moment the observer's look (the core's served-changes watch, every 0.2 s, the day's window
   from a cursor taken before the backfill) sees the day's new version whole;
-* trigger fired: the task instance's ``scheduled_when`` (Airflow sets it when the trigger's event resumes it);
+* trigger fired: the ``Trigger fired event`` line Airflow's trigger runner writes, with its timestamp, into the
+  task instance's trigger log (``$AIRFLOW_HOME/logs/…/attempt=N.log.trigger.*.log``) the moment our trigger
+  yields its event;
+* scheduled: the task instance's ``scheduled_when`` (Airflow sets it once the triggerer's supervisor has written
+  the event to the database);
 * green: the task instance's ``end_date``; and before all of it, the task instance's ``start_date`` (the worker
   starts it: parse, pre-flight, input probe, capacity check, submit) to the Druid task's ``createdTime``.
 
-handoff = served - end (Druid's), ours = fired - served, resume = green - fired (Airflow's), end → green = green -
-end. The backfill's ideal is what the pool's slots cannot avoid: Σ (Druid task time + handoff) / concurrent
-ingestions; its ratio is wall / ideal (goal ≤ 1.15). The observer's own reads (a few per second) load Druid a
-little; they are not the product's and are not counted anywhere.
+handoff = served - end (Druid's), ours = fired - served (the gate seeing the data and the trigger yielding),
+event = scheduled - fired (Airflow's triggerer syncing the event to the database), resume = green - scheduled
+(Airflow's), end → green = green - end. The backfill's ideal is what the pool's slots cannot avoid: Σ (Druid
+task time + handoff) / concurrent ingestions; its ratio is wall / ideal (goal ≤ 1.15). The observer's own reads
+(a few per second) load Druid a little; they are not the product's and are not counted anywhere.
 
 ``--rows-per-day N`` backfills a bigger input than the deployment's sample events (``dags/data/generate_events.py``
 into ``var/bench-p8-events/<N>``, the ``druid_events_root`` variable pointed there for the run and put back after),
@@ -31,11 +36,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -60,6 +67,19 @@ def ts(text: str) -> float:
 def deploy_env() -> dict[str, str]:
     out = subprocess.run(["bash", "-c", f'eval "$(bash {HARNESS} env)" && env -0'], capture_output=True, check=True)
     return dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
+
+
+def fired_at(airflow_home: str, run_id: str, try_number: int) -> float | None:
+    """When the trigger runner logged ``Trigger fired event`` for this try (the last such line of its trigger
+    logs: a try deferred more than once fires once per deferral), or None when no trigger log has it."""
+    folder = Path(airflow_home) / "logs" / f"dag_id={DAG}" / f"run_id={run_id}" / f"task_id={TASK}"
+    fired: float | None = None
+    for path in folder.glob(f"attempt={try_number}.log.trigger.*.log"):
+        for line in path.read_text(errors="replace").splitlines():
+            if '"Trigger fired event"' in line:
+                when = ts(json.loads(line)["timestamp"])
+                fired = when if fired is None else max(fired, when)
+    return fired
 
 
 def day_window(day: str) -> str:
@@ -183,7 +203,7 @@ def main() -> None:
     finally:
         if args.rows_per_day and old_root is not None:
             api.send("PATCH", "/variables/druid_events_root", {"key": "druid_events_root", "value": old_root})
-    report(api, days, runs, observer, started, args)
+    report(api, env["AIRFLOW_HOME"], days, runs, observer, started, args)
 
 
 def observed_backfill(api: AirflowAPI, druid_url: str, days: list[str],
@@ -201,37 +221,39 @@ def observed_backfill(api: AirflowAPI, druid_url: str, days: list[str],
     return runs, observer, started
 
 
-def report(api: AirflowAPI, days: list[str], runs: dict[str, dict[str, Any]], observer: Observer, started: float,
-           args: argparse.Namespace) -> None:
+def report(api: AirflowAPI, airflow_home: str, days: list[str], runs: dict[str, dict[str, Any]],
+           observer: Observer, started: float, args: argparse.Namespace) -> None:
     """Each day's breakdown, the percentiles, the goals and the backfill's ratio."""
     rows: list[dict[str, Any]] = []
-    parts: dict[str, list[float]] = {"before": [], "task": [], "handoff": [], "ours": [], "resume": [],
-                                     "end_green": [], "slot": []}
+    parts: dict[str, list[float]] = {"before": [], "task": [], "handoff": [], "ours": [], "event": [],
+                                     "resume": [], "end_green": [], "slot": []}
     for day in days:
         run = runs[day]
         ti = api.get(f"/dags/{DAG}/dagRuns/{quote(run['dag_run_id'], safe='')}/taskInstances/{TASK}")
-        if day not in observer.ended or day not in observer.served or not ti.get("scheduled_when"):
-            rows.append({"day": day, "state": run["state"], "note": "not seen whole (observer or Airflow)"})
+        fired = fired_at(airflow_home, run["dag_run_id"], ti["try_number"])
+        if day not in observer.ended or day not in observer.served or not ti.get("scheduled_when") or fired is None:
+            rows.append({"day": day, "state": run["state"], "note": "not seen whole (observer, Airflow or its log)"})
             continue
         ended, created, _ = observer.ended[day]
-        served, fired, green = observer.served[day], ts(ti["scheduled_when"]), ts(ti["end_date"])
+        served, scheduled, green = observer.served[day], ts(ti["scheduled_when"]), ts(ti["end_date"])
         row = {"day": day, "state": run["state"], "before_s": created - ts(ti["start_date"]),
                "druid_task_s": ended - created, "handoff_s": served - ended,
-               "ours_s": fired - served, "resume_s": green - fired, "end_to_green_s": green - ended,
-               "slot_s": green - ts(ti["start_date"])}
+               "ours_s": fired - served, "event_s": scheduled - fired, "resume_s": green - scheduled,
+               "end_to_green_s": green - ended, "slot_s": green - ts(ti["start_date"])}
         rows.append(row)
         for name, key in (("before", "before_s"), ("task", "druid_task_s"), ("handoff", "handoff_s"),
-                          ("ours", "ours_s"), ("resume", "resume_s"), ("end_green", "end_to_green_s"),
-                          ("slot", "slot_s")):
+                          ("ours", "ours_s"), ("event", "event_s"), ("resume", "resume_s"),
+                          ("end_green", "end_to_green_s"), ("slot", "slot_s")):
             parts[name].append(row[key])
     benchlib.print_table([("day", "day"), ("state", "state"), ("before_s", "start→submit s"),
                           ("druid_task_s", "Druid task s"),
-                          ("handoff_s", "handoff s"), ("ours_s", "ours s"), ("resume_s", "resume s"),
+                          ("handoff_s", "handoff s"), ("ours_s", "ours s"), ("event_s", "event s"),
+                          ("resume_s", "resume s"),
                           ("end_to_green_s", "end→green s"), ("slot_s", "pool slot s")], rows)
     wall = max(ts(r["end_date"]) for r in runs.values()) - started
     ideal = (sum(parts["task"]) + sum(parts["handoff"])) / args.concurrent
     print()
-    for name in ("before", "handoff", "ours", "resume", "end_green"):
+    for name in ("before", "handoff", "ours", "event", "resume", "end_green"):
         if parts[name]:
             print(f"{name:>10}: p50 {statistics.median(parts[name]):5.1f} s   p95 {pct(parts[name], 95):5.1f} s   "
                   f"max {max(parts[name]):5.1f} s")
