@@ -107,3 +107,19 @@ def test_never_a_vanishing_delay_just_before_the_first_look() -> None:
     first = plan.history.low - plan.step / 2
     assert plan.next_delay(first - 1e-7) >= 1.0
     assert all(plan.next_delay(t / 10) >= min(1.0, first - t / 10) for t in range(0, 7000))
+
+
+def test_a_short_run_in_a_widely_spread_history_is_seen_within_a_quarter_of_its_length() -> None:
+    """Runs of 7 s and of 30-46 s (a smaller and a bigger input): the spread makes ``step`` 9 s, but a 7.5 s run
+    is seen within a quarter of its length (at least a second), and the whole window costs a bounded few looks."""
+    plan = PredictedSchedule(history(*[7.1] * 25, *[30.0 + 16 * n / 24 for n in range(25)]))
+    assert plan.step > 9
+    looks, t = [], 0.0
+    while t < plan.window_end:
+        t += plan.next_delay(t)
+        looks.append(t)
+    seen = next(look for look in looks if look >= 7.5)
+    assert seen - 7.5 <= max(1.0, 0.25 * 7.5)
+    assert len(looks) <= 20  # 9 s apart it would be 6; a look a second would be 55
+    tight = PredictedSchedule(history(590.0, 600.0, 610.0))
+    assert tight.next_delay(595) == tight.step  # long runs: a quarter of the running time is far past the step

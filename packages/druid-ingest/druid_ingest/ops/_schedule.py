@@ -2,7 +2,8 @@
 
 With a :class:`~.history.DurationHistory` of the datasource's recent ingestions, a wait knows roughly when the
 task will end: it looks first a little before the shortest usual run (``low``), then every ``step`` seconds
-(the detection-latency budget) until a little after the longest one, then backs off to the fixed schedule's cap.
+(the detection-latency budget; without a target, sooner while a quarter of the running time is shorter:
+``DENSE_SHARE``) until a little after the longest one, then backs off to the fixed schedule's cap.
 While the task waits for a lock or a slot, or without history, it uses the fixed :class:`~.retry.PollSchedule`
 (``initial`` growing by ``multiplier`` to ``max_delay``). Pure: the wait supplies how long the task has been
 running; no clock here.
@@ -26,10 +27,14 @@ from dataclasses import dataclass, field
 from druid_ingest.ops._history import DurationHistory
 from druid_ingest.ops._poll_schedule import PollSchedule
 
-__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "PredictedSchedule", "fixed_delay"]
+__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "DENSE_SHARE", "PredictedSchedule", "fixed_delay"]
 
 #: seconds between looks around the expected end: the detection latency to expect
 DEFAULT_LATENCY = 15.0
+#: without a target, a dense look comes at most this share of the running time after the last (at least a second,
+#: at most ``step``): an end is seen within a quarter of the run's length, so a short run in a history whose runs
+#: differ widely (``step`` is a quarter of their spread) is seen in a second or two, not up to ``step`` late
+DENSE_SHARE = 0.25
 #: the longest silence before the expected end (each such look also fetches a progress report): the default of
 #: ``PollSchedule.check_every``
 DEFAULT_SPARSE_CAP = PollSchedule().check_every or 600.0
@@ -124,7 +129,7 @@ class PredictedSchedule:
             return min(first - running_for, self.silence)
         if self.target is None:
             if running_for < self.window_end:
-                return self.step
+                return min(self.step, max(1.0, DENSE_SHARE * running_for))
             return min(self.fallback.max_delay, self.step * self.fallback.multiplier ** (polls_past_end + 1))
         if running_for < self.window_end - self.step / 4:  # within a hair of the window's end: its last look
             return self.step
