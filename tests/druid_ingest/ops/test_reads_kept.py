@@ -158,3 +158,19 @@ def test_the_history_of_a_sequential_ingestion_is_one_read(fake_druid_factory) -
         history = client._run(task_history(fake.url, "plain", "index_parallel", HistoryCache(clock=clock.now)))
         assert history is not None and history.samples == 5
         assert len(_history_reads(fake)) == 1  # fewer than 50 completed tasks: the first page is all there is
+
+
+def test_a_run_outside_the_kept_history_makes_the_next_wait_read_it_again(fake_druid_factory) -> None:
+    """Kept histories are reused for their TTL; a run longer than every kept one shows the runs changed, so the
+    next wait reads Druid's history again instead of planning from the old runs."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5, handoff_delay=2)
+    _seed_runs(fake, clock, 5, k=1, datasource="events_web")
+    reads = []
+    with _client(fake, clock) as client:
+        for n, duration in enumerate((60, 60, 200, 60)):
+            fake.plan_next_task(TaskPlan(duration=duration))
+            _ingest(client, fake, f"run-{n}")
+            reads.append(sum(r.path.endswith("/tasks") for r in fake.requests))
+            clock.sleep(10)  # well within the history's TTL (900 s at least)
+    assert reads == [1, 0, 0, 1]  # read, kept, kept (the 200 s run was planned from it), read again after it

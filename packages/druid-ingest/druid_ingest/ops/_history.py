@@ -147,6 +147,11 @@ class TtlCache(Generic[K, V]):
         with self._lock:
             self._entries[key] = (self.clock(), value, keep)
 
+    def drop(self, key: K) -> None:
+        """Forget ``key``'s value (kept or not): the next ``get`` misses."""
+        with self._lock:
+            self._entries.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

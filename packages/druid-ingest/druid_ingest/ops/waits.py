@@ -109,9 +109,9 @@ def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
 class _TaskWait:
     """What a task wait keeps from one look to the next (see :func:`watch_task`)."""
 
-    __slots__ = ("ceiling", "clock", "deadline", "first_look", "known", "memory", "outage", "past_end", "planned",
-                 "planner", "polls", "previous_look", "report_every", "reported_at", "running_since", "schedule",
-                 "started", "task_id", "unknown_looks", "waiting")
+    __slots__ = ("ceiling", "clock", "deadline", "first_look", "history_key", "known", "memory", "outage", "past_end",
+                 "planned", "planner", "polls", "previous_look", "report_every", "reported_at", "running_since",
+                 "schedule", "started", "task_id", "unknown_looks", "waiting")
 
     def __init__(self, task_id: str, deadline: float, schedule: PollSchedule, clock: Clock, report_every: float,
                  ceiling: str | None, memory: WaitMemory | None, first_look: float) -> None:
@@ -134,6 +134,7 @@ class _TaskWait:
         self.polls = self.past_end = 0
         self.planner: PredictedSchedule | None = None
         self.planned = False
+        self.history_key: tuple[str, str, str] | None = None
         self.running_since: float | None = None
         # just submitted: it started running between the submit and the first look (its createdTime would err
         # early by its time in the queue, and a window planned from it end before late runs do)
@@ -145,6 +146,16 @@ class _TaskWait:
         # and a triggerer holds thousands of waits
         self.outage: Outage | None = None
         self.waiting: LockWait | None = None
+
+    def forget_outgrown_history(self, status: TaskStatus) -> None:
+        """A run the history did not span (quicker than its 5th percentile, longer than its longest) shows the
+        datasource's runs changed (a bigger day, a backfill of small ones): drop the kept history, so its next
+        wait reads Druid's again instead of planning from the old runs for the rest of the history's TTL."""
+        planner, memory, ran = self.planner, self.memory, status.duration_ms
+        if planner is None or memory is None or self.history_key is None or status.state != "SUCCESS" or not ran:
+            return
+        if ran > 0 and not planner.history.low <= ran / 1000 <= planner.history.longest:
+            memory.durations.drop(self.history_key)
 
     def query(self) -> TaskQuery | StatusQuery:
         """This look's read. The first look is a full status (createdTime, datasource, runner state) with its lock
@@ -201,13 +212,14 @@ class _TaskWait:
         self.ceiling = status.version_ceiling
         now = clock()
         if status.is_terminal:  # it ended after the previous look (or the submit): the handoff wait's reference
+            self.forget_outgrown_history(status)
             outcome = TaskOutcome.terminal(status, (yield from report_summary(task_id)))
             return replace(outcome, ended_after=self.previous_look)
         memory = self.memory
         if not self.planned and memory is not None and status.datasource and status.task_type:
             self.planned = True
-            history = yield from task_history(memory.cluster, status.datasource, status.task_type,
-                                              memory.durations)
+            self.history_key = (memory.cluster, status.datasource, status.task_type)
+            history = yield from task_history(*self.history_key, memory.durations)
             self.planner = PredictedSchedule(history, schedule) if history is not None else None
         if self.running_since is None and status.runner_state == "RUNNING":
             polls = self.polls if self.first_look <= 0 else self.polls + 1
