@@ -22,6 +22,7 @@ from druid_ingest.api import (
 )
 from druid_ingest.api import endpoints as ep
 from druid_ingest.errors import DruidError, DruidNotFoundError, DruidUsageError
+from druid_ingest.ops._history import SUBTASK_TYPES
 from druid_ingest.ops._shared_reads import ServedQuery
 from druid_ingest.ops.gate.verdict import (
     GatePlan,
@@ -248,7 +249,8 @@ def later_task(target: HandoffTarget, version: str) -> Operation[tuple[str | Non
     """(id, detail note) of the task that wrote ``version``, from one task-list read (active and complete).
 
     The rule: a lock version is granted after its task was created, so the writer is a task of the datasource
-    (not this one, not FAILED) created at or before ``version``; of those, the one created last. When another such
+    (not this one, not FAILED, not a subtask: those run inside the supervisor that holds the lock, and Druid lists
+    them beside it) created at or before ``version``; of those, the one created last. When another such
     task's [createdTime, createdTime + duration] also contains ``version`` the answer is ambiguous and the note says
     so (naming both). Any error gives (None, ""): naming is a courtesy, never a failed wait.
     """
@@ -258,6 +260,7 @@ def later_task(target: HandoffTarget, version: str) -> Operation[tuple[str | Non
         return None, ""
     at = version_key(version)
     writers = [t for t in listed if t.task_id != target.task_id and t.state != FAILED and t.created_time
+               and t.task_type not in SUBTASK_TYPES and t.group_id in (None, t.task_id)
                and version_key(t.created_time) <= at]
     if not writers:
         return None, ""
