@@ -7,18 +7,23 @@ import pytest
 from druid_ingest.api import endpoints as ep
 from druid_ingest.clients._sync_client import DruidClient
 from druid_ingest.ops._history import recent_ingestions
+from druid_ingest.ops._poll_schedule import PollSchedule
+from druid_ingest.planning.spec import render_spec
 from druid_ingest.wire import call
 
-from tests.e2e.test_real_druid import build, ingest
+from tests.days import day_interval
 
 pytestmark = pytest.mark.timeout(600)
 
 
 def test_the_history_finds_a_parallel_run_its_subtasks_crowd_out_of_druids_type_filter(
         real: DruidClient, spec_template, events_dir) -> None:
-    ds = "e2e_history"
-    outcome, status, _, _ = ingest(real, build(spec_template, events_dir, "2026-11-05", ds))
-    assert status.state == "SUCCESS"
+    ds, day = "e2e_history", "2026-11-05"
+    spec = render_spec(spec_template, datasource=ds, intervals=[day_interval(day)],
+                       input_locations=[str(events_dir / day)])
+    outcome = real.ensure_submitted(spec)
+    status = real.wait_for_task(outcome.task_id, timeout=300, schedule=PollSchedule(0.5, 2, 1.5))
+    assert status.state == "SUCCESS", status
     newest = real._run(call(ep.tasks("complete", ds, 1), ep.parse_tasks))
     assert [t.task_type for t in newest] != ["index_parallel"], newest  # the newest completed task is a subtask
     # Druid's own answer to type + max: the run is not among the newest 1 completed task, so it is not listed
