@@ -227,18 +227,26 @@ def _p99(sorted_lags: list[float]) -> float | None:
 
 
 def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: int, window: float,
-                    max_herd: float) -> dict[str, Any]:
-    """Hand every triggerer its waits at once, count the herd until each poller gave all first looks, then
-    measure ``window`` seconds of steady state."""
+                    max_herd: float, build_over: float = 0.0) -> dict[str, Any]:
+    """Hand every triggerer its waits at once (``build_over`` > 0: in equal batches, one a second, over that many
+    seconds, as a slow runner builds them), count the herd until each poller gave all first looks, then measure
+    ``window`` seconds of steady state."""
     bases = {t.name: t.rss_mb() for t in triggerers}
     baseline = all(path != TASK_TRIGGER for t in triggerers for path, _ in t.pending)  # type: ignore[attr-defined]
     fake.ask("clear")
     go = time.time()
+    batches = max(1, int(build_over))
     for t in triggerers:
-        t.add(t.pending)  # type: ignore[attr-defined]
+        t.add(t.pending[:len(t.pending) // batches])  # type: ignore[attr-defined]
+    handed = 1
     herd_s = None
     while time.time() - go < max_herd:
         time.sleep(1.0)
+        if handed < batches:
+            handed += 1
+            for t in triggerers:
+                n = len(t.pending)  # type: ignore[attr-defined]
+                t.add(t.pending[(handed - 1) * n // batches:handed * n // batches])  # type: ignore[attr-defined]
         last = [t.lines()[-1] for t in triggerers]
         # every wait had its first look; a baseline (no Druid) wait: its trigger runs (one asyncio task each)
         looks = [line["tasks"] if baseline else line["poller"].get("first looks", 0) for line in last]
@@ -278,12 +286,15 @@ def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: 
 
 
 def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, first_task: int = 0,
-        fake: FakeProcess | None = None, baseline: bool = False, gc_freeze: bool = False) -> dict[str, Any]:
+        fake: FakeProcess | None = None, baseline: bool = False, gc_freeze: bool = False, history: int = 0,
+        build_over: float = 0.0) -> dict[str, Any]:
     """Seed the tasks, start the triggerers with their probes, then the herd and the window."""
     own = fake is None
     fake = fake or FakeProcess()
     env = _environment(fake.url)
     seeded = time.perf_counter()
+    if history:
+        print(f"seeded {fake.ask(f'history {history}'):,} completed one-hour tasks (history)", flush=True)
     ids = fake.ask(f"seed {first_task} {waits_each * triggerer_count}")
     print(f"seeded {len(ids):,} tasks into the fake in {time.perf_counter() - seeded:.1f} s", flush=True)
     end = time.time() + 7200
@@ -292,11 +303,11 @@ def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, f
         for n in range(triggerer_count):
             t = Triggerer(f"triggerer-{n + 1}", env, capacity=waits_each + 10,
                           tag=f"-{triggerer_count}x{waits_each}{'-baseline' if baseline else ''}"
-                              f"{'-gc-freeze' if gc_freeze else ''}")
+                              f"{'-gc-freeze' if gc_freeze else ''}{'-history' if history else ''}")
             t.start_probe(freeze_at=waits_each if gc_freeze else 0)
             t.pending = [wait_trigger(i, end, baseline) for i in ids[n * waits_each:(n + 1) * waits_each]]  # type: ignore
             triggerers.append(t)
-        row = herd_and_window(fake, triggerers, waits_each, window, max_herd)
+        row = herd_and_window(fake, triggerers, waits_each, window, max_herd, build_over)
     finally:
         outcomes = [t.stop() for t in triggerers]
         if own:
@@ -315,11 +326,19 @@ def main() -> None:
                         help="Airflow's DateTimeTrigger instead of DruidTaskTrigger: what the triggerer costs alone")
     parser.add_argument("--gc-freeze", action="store_true",
                         help="experiment: the probe calls gc.freeze() once every wait had its first look")
+    parser.add_argument("--history", type=int, default=0, metavar="DAYS",
+                        help="seed DAYS completed one-hour ingestions per datasource first, so the waits predict "
+                             "their end and sleep (a daily datasource) instead of polling on the backoff")
+    parser.add_argument("--build-over", type=float, default=0.0, metavar="SECONDS",
+                        help="hand the waits over in equal batches, one a second, over SECONDS (a slow build)")
     args = parser.parse_args()
     info = machine("aiohttp", "apache-airflow-core")
     print_machine(info)
-    row = run(args.waits, 1, args.window, args.max_herd, baseline=args.baseline, gc_freeze=args.gc_freeze)
+    row = run(args.waits, 1, args.window, args.max_herd, baseline=args.baseline, gc_freeze=args.gc_freeze,
+              history=args.history, build_over=args.build_over)
     row["gc_freeze"] = args.gc_freeze
+    row["history_days"] = args.history
+    row["build_over_s"] = args.build_over
     row["trigger"] = "DateTimeTrigger (baseline)" if args.baseline else "DruidTaskTrigger"
     one = row["per_triggerer"][0]
     print(json.dumps(row, indent=1, default=str))
@@ -336,7 +355,8 @@ def main() -> None:
     print(f"{'figure':<42} {'value':>10}  {'goal':>6}  met")
     for name, value, goal, met in goals:
         print(f"{name:<42} {value!s:>10}  {goal:>6}  {'yes' if met else 'NO'}")
-    name = "p3_triggerer" + ("_baseline" if args.baseline else "") + ("_gc_freeze" if args.gc_freeze else "")
+    name = ("p3_triggerer" + ("_baseline" if args.baseline else "") + ("_gc_freeze" if args.gc_freeze else "")
+            + ("_history" if args.history else "") + (f"_build{args.build_over:.0f}" if args.build_over else ""))
     write_results(name, {"machine": info, "window_s": args.window, "row": row,
                          "goals": [{"figure": g[0], "value": g[1], "goal": g[2], "met": g[3]} for g in goals]})
 
