@@ -11,7 +11,9 @@ a triggerer restart simply query again.
 Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
 by one ``activeLocks`` POST carrying a filter per datasource, and their history reads by one read per datasource
-and task type (druid-contract §first-looks).
+and task type (druid-contract §first-looks). A herd that the runner takes long to build is answered by listings
+spaced further apart the longer it goes on (5, 10, 20, then every 30 s), so its cost grows by at most two listings
+(and two ``activeLocks`` POSTs) a minute of build while no first look waits more than ``LIST_EVERY_MAX``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from druid_ingest.ops import (
 from druid_ingest.planning import parse_interval
 from druid_ingest.wire import Operation, SharedRead, call
 
-__all__ = ["DEFAULT_TICK", "LIST_EVERY", "LIST_MIN", "LOCK_FILTERS_PER_POST", "SharedPoller"]
+__all__ = ["DEFAULT_TICK", "LIST_EVERY", "LIST_EVERY_MAX", "LIST_MIN", "LOCK_FILTERS_PER_POST", "SharedPoller"]
 
 #: the shortest interval between two batches (seconds): at most one bulk status call per tick per cluster
 DEFAULT_TICK = 1.0
@@ -50,11 +52,15 @@ _GATHER = 0.02
 _FIRST_GATHER = 0.2
 #: served-inventory spans closer than this (seconds) are read together
 _MERGE_GAP = 86400.0
-#: first looks in one tick from which one active-task listing answers them (fewer: one ``GET /status`` each)
+#: first looks arriving within ``LIST_EVERY`` from which one active-task listing answers them (fewer: one
+#: ``GET /status`` each)
 LIST_MIN = 10
-#: seconds between two active-task listings (each lists every active task of the cluster): a herd arriving over
-#: several ticks waits for the next listing rather than paying one per tick
+#: seconds between a herd's first two active-task listings (each lists every active task of the cluster): a herd
+#: arriving over several ticks waits for the next listing rather than paying one per tick
 LIST_EVERY = 5.0
+#: the gap doubles with each listing of one herd up to this (seconds): a herd built over T seconds costs at most
+#: 4 + (T - 35) / 30 listings, and a wait arriving during it waits at most this long for its first look
+LIST_EVERY_MAX = 30.0
 #: datasource filters per ``activeLocks`` POST (one filter each; Druid groups them by datasource)
 LOCK_FILTERS_PER_POST = 500
 
@@ -70,9 +76,12 @@ class SharedPoller:
     ``locks``, ``history``), the status reads ``answered`` and the tasks given their ``first looks``.
     """
 
-    def __init__(self, run: Runner, tick: float = DEFAULT_TICK) -> None:
+    def __init__(self, run: Runner, tick: float = DEFAULT_TICK, list_every: float = LIST_EVERY,
+                 list_every_max: float = LIST_EVERY_MAX) -> None:
         self._run = run
         self.tick = tick
+        self.list_every = list_every
+        self.list_every_max = list_every_max
         self.bulk_allowed = True
         self.listing_allowed = True
         self.locks_allowed = True
@@ -84,6 +93,9 @@ class SharedPoller:
         self._first_ticker: asyncio.Task[None] | None = None
         self._sent_at = float("-inf")
         self._listed_at = float("-inf")
+        self._list_gap = list_every  # the wait before the herd's next listing: doubles per listing up to the max
+        self._alone_since = float("-inf")  # first looks answered one GET each since then (within ``list_every``)
+        self._alone = 0
 
     def answer(self, query: SharedRead) -> Awaitable[Any]:
         """The answer to ``query``, to await: its future itself (no coroutine of its own, which each of a
@@ -129,17 +141,26 @@ class SharedPoller:
                                  *(self._answer_served(ds, wanted) for ds, wanted in served.items()))
 
     async def _tick_first(self) -> None:
-        """First looks after a short gathering window; a herd's (``LIST_MIN`` or more) no sooner than
-        ``LIST_EVERY`` after the last listing, so one arriving over several moments costs a listing per
-        ``LIST_EVERY``, not per window."""
+        """First looks after a short gathering window; a herd's no sooner than the gap after the last listing.
+
+        A herd is ``LIST_MIN`` first looks within ``list_every`` (in one window, or a trickle answered one GET
+        each until then), or any first look while the herd's last listing is recent: it waits for the next
+        listing, so a herd costs a listing per gap whatever its rate, not a GET each. The gap doubles per listing
+        up to ``list_every_max`` (a runner building triggers for minutes costs two listings a minute, and a late
+        wait's first look waits at most that), and starts again at ``list_every`` once the herd is over."""
         loop = asyncio.get_running_loop()
         while self._first:
-            delay = _FIRST_GATHER
-            if len(self._first) >= LIST_MIN and self.listing_allowed:
-                delay = max(delay, self._listed_at + LIST_EVERY - loop.time())
-            await asyncio.sleep(delay)
+            now = loop.time()
+            if now - self._alone_since > self.list_every:
+                self._alone_since, self._alone = now, 0
+            herd = self.listing_allowed and (
+                len(self._first) + self._alone >= LIST_MIN or now < self._listed_at + self._list_gap
+                + self.list_every_max)
+            await asyncio.sleep(max(_FIRST_GATHER, self._listed_at + self._list_gap - now) if herd else _FIRST_GATHER)
             first, self._first = self._first, {}
-            await self._answer_first(first)
+            listing = self.listing_allowed and len(first) + self._alone >= LIST_MIN
+            self._alone = 0 if listing else self._alone + len(first)
+            await self._answer_first(first, listing)
 
     async def _answer_statuses(self, waiting: dict[str, list[asyncio.Future[Any]]]) -> None:
         ids = [task_id for task_id, futures in waiting.items() if any(not f.done() for f in futures)]
@@ -177,7 +198,8 @@ class SharedPoller:
                 raise answer
         return out
 
-    async def _answer_first(self, waiting: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]]) -> None:
+    async def _answer_first(self, waiting: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]],
+                            listing: bool) -> None:
         """First looks, in one go: the statuses (one active-task listing for a herd, one ``GET /status`` for each
         task it does not list and for a few waits), then the lock ceilings (one ``activeLocks`` POST), then the
         histories the waits' memories lack (one read per datasource and task type)."""
@@ -186,7 +208,7 @@ class SharedPoller:
             return
         found: dict[str, TaskStatus | DruidError] = {}
         try:
-            found.update(await self._listed(list(live)))
+            found.update(await self._listed(list(live)) if listing else {})
         except DruidError as exc:
             for wanted in live.values():
                 _settle([f for _, f in wanted], error=exc)
@@ -210,10 +232,12 @@ class SharedPoller:
                 _settle([future], value=replace(answer, version_ceiling=ceiling) if ceiling else answer)
 
     async def _listed(self, ids: list[str]) -> dict[str, TaskStatus]:
-        """The active tasks among ``ids`` from one listing, for a herd (``LIST_MIN`` or more); {} for a few."""
-        if len(ids) < LIST_MIN or not self.listing_allowed:
-            return {}
-        self._listed_at = asyncio.get_running_loop().time()
+        """The active tasks among ``ids`` from one listing, for a herd; the next listing of the same herd comes
+        twice as long after (up to ``list_every_max``), of a new herd ``list_every`` after."""
+        now = asyncio.get_running_loop().time()
+        going_on = now < self._listed_at + self._list_gap + self.list_every_max
+        self._list_gap = min(2 * self._list_gap, self.list_every_max) if going_on else self.list_every
+        self._listed_at = now
         try:
             self.stats["listing"] += 1
             tasks: dict[str, TaskStatus] = await self._run(call(ep.active_tasks(), ep.parse_tasks_among(set(ids))))
