@@ -25,6 +25,7 @@ import os
 import sys
 import time
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -51,26 +52,55 @@ async def _run_trigger(trigger: Any, fired: list[Any]) -> None:
         return
 
 
+def _kind(o: Any) -> str:
+    """An object's type, with a list's first item's and a dict's first keys (which code made it)."""
+    if type(o) is list:
+        return f"list[{type(o[0]).__qualname__ if o else ''}]"
+    if type(o) is dict:
+        return "dict{" + ",".join(str(k)[:20] for k in list(o)[:2]) + "}"
+    return type(o).__qualname__
+
+
 class _Pauses:
     """The collector's pauses per generation (``gc.callbacks``), ms."""
 
-    def __init__(self) -> None:
+    def __init__(self, types: bool = False) -> None:
         self.started = 0.0
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.young = 0
+        self.promoted = 0  # objects a generation-1 collection moved to the oldest: what brings a full one on
+        self.types: Counter[str] | None = Counter() if types else None  # the promoted objects' types
+        self._young_ids: list[tuple[int, str]] = []
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
+            if info["generation"] == 1:
+                young = gc.get_objects(0) + gc.get_objects(1)
+                self.young = len(young)
+                if self.types is not None:  # ids and type names only: holding the objects would promote them all
+                    self._young_ids = [(id(o), _kind(o)) for o in young]
+                del young
             self.started = time.perf_counter()
         else:
             self.pauses[info["generation"]].append((time.perf_counter() - self.started) * 1000)
+            if info["generation"] == 1:
+                self.promoted += self.young - info["collected"]
+                if self.types is not None:
+                    old = {id(o) for o in gc.get_objects(2)}
+                    self.types.update(name for i, name in self._young_ids if i in old)
+                    self._young_ids = []
 
     def summary(self) -> dict[str, Any]:
-        return {f"gen{g}": {"count": len(p), "total_ms": round(sum(p), 1), "max_ms": round(max(p, default=0), 1)}
-                for g, p in self.pauses.items()}
+        out: dict[str, Any] = {f"gen{g}": {"count": len(p), "total_ms": round(sum(p), 1),
+                                           "max_ms": round(max(p, default=0), 1)} for g, p in self.pauses.items()}
+        out["promoted_to_gen2"] = self.promoted
+        if self.types is not None:
+            out["promoted_types"] = dict(self.types.most_common(25))
+        return out
 
 
-async def _measure(ids: list[str], baseline: bool, settle: float, top: int, gc_window: float = 0.0
-                   ) -> dict[str, Any]:
+async def _measure(ids: list[str], baseline: bool, settle: float, top: int, gc_window: float = 0.0,
+                   types: bool = False) -> dict[str, Any]:
     from p3_triggerer import wait_trigger
 
     from airflow_provider_druid_ingest.triggers.base import cluster_client
@@ -92,7 +122,7 @@ async def _measure(ids: list[str], baseline: bool, settle: float, top: int, gc_w
     fired: list[Any] = []
     gc.collect()
     if gc_window:
-        return await _gc_window(kwargs, build, client, baseline, settle, gc_window)
+        return await _gc_window(kwargs, build, client, baseline, settle, gc_window, types)
     tracemalloc.start(1)
     before = tracemalloc.take_snapshot()
     base_bytes = tracemalloc.get_traced_memory()[0]
@@ -144,7 +174,7 @@ async def _measure(ids: list[str], baseline: bool, settle: float, top: int, gc_w
 
 
 async def _gc_window(kwargs: list[tuple[str, dict[str, Any]]], build: Any, client: Any, baseline: bool,
-                     settle: float, window: float) -> dict[str, Any]:
+                     settle: float, window: float, types: bool = False) -> dict[str, Any]:
     """No tracemalloc: the herd, ``settle`` seconds, then the collector's pauses over ``window`` seconds."""
     fired: list[Any] = []
     n = len(kwargs)
@@ -158,7 +188,7 @@ async def _gc_window(kwargs: list[tuple[str, dict[str, Any]]], build: Any, clien
         await asyncio.sleep(0.5)
     herd_s = time.monotonic() - started
     await asyncio.sleep(settle)
-    pauses = _Pauses()
+    pauses = _Pauses(types)
     gc.callbacks.append(pauses)
     before = dict(poller.stats) if poller is not None else {}
     await asyncio.sleep(window)
@@ -168,7 +198,9 @@ async def _gc_window(kwargs: list[tuple[str, dict[str, Any]]], build: Any, clien
            "herd_s": round(herd_s, 1), "window_s": window, "gc_in_window": pauses.summary(),
            "gc_objects_per_wait": round((len(gc.get_objects()) - base_objects) / n, 2),
            "gc_objects_gen2": len(gc.get_objects(2)), "rss_kb_per_wait": round((_rss_kb() - base_rss) / n, 2),
-           "reads_in_window": after.get("answered", 0) - before.get("answered", 0), "fired": len(fired)}
+           "reads_in_window": after.get("answered", 0) - before.get("answered", 0), "fired": len(fired),
+           "promoted_per_read": round(pauses.promoted / max(1, after.get("answered", 0) - before.get("answered", 0)),
+                                      2)}
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -183,6 +215,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="allocation sites shown")
     parser.add_argument("--gc-window", type=float, default=0.0,
                         help="no tracemalloc: the collector's pauses over this many seconds after --settle")
+    parser.add_argument("--promoted-types", action="store_true",
+                        help="with --gc-window: the types of the objects reaching the oldest generation (slower)")
     args = parser.parse_args()
     fake = FakeProcess()
     try:
@@ -193,7 +227,7 @@ def main() -> None:
         ids = fake.ask(f"seed 0 {args.waits}")
         info = machine("aiohttp", "apache-airflow-core")
         print_machine(info)
-        out = asyncio.run(_measure(ids, args.baseline, args.settle, args.top, args.gc_window))
+        out = asyncio.run(_measure(ids, args.baseline, args.settle, args.top, args.gc_window, args.promoted_types))
     finally:
         fake.stop()
     if args.gc_window:
