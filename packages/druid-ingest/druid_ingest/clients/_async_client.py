@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
+import math
 import os
 import socket
 import ssl
@@ -156,26 +157,46 @@ async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
 _RESOLUTION = time.get_clock_info("monotonic").resolution
 
 
-class _Sleeps:
-    """Every sleep of one event loop's Druid waits on one loop timer: a heap of (wake time, order, future) and a
-    timer for its earliest. ``loop.call_later`` per sleep costs a ``TimerHandle``, a copy of the context and an
-    argument tuple per sleeping wait (~230 B, three objects the collector tracks, each reaching its oldest
-    generation since a wait sleeps 5 to 60 s), for a triggerer's thousands of waits; here a sleeping wait costs its
-    future and one heap entry. A cancelled wait's entry stays until due (as a cancelled ``TimerHandle`` does)."""
+#: sleeps end on this grid (seconds, rounded up), so the waits waking in one slot share its one future: a look
+#: after its sleep waits for the poller's next 1 s tick anyway
+_GRID = 0.25
 
-    __slots__ = ("heap", "order", "timer")
+
+class _Wake(asyncio.Future[None]):
+    """One slot's future, shared by every wait sleeping to it. A task cancelled while awaiting it would cancel
+    it for all; here cancelling wakes the slot early instead (returning False, so the task raises its own
+    CancelledError once woken) and the other waits, seeing ``early``, sleep again for what is left."""
+
+    early = False
+
+    def cancel(self, msg: Any = None) -> bool:
+        if not self.done():
+            self.early = True
+            self.set_result(None)
+        return False
+
+
+class _Sleeps:
+    """Every sleep of one event loop's Druid waits on one loop timer: the slots' futures (``_GRID``) and a heap
+    of their times. ``loop.call_later`` per sleep costs a ``TimerHandle``, a context copy and an argument tuple
+    per sleeping wait, a future of its own another two objects, each reaching the collector's oldest generation
+    since a wait sleeps 5 to 60 s; here a sleeping wait costs its place in its slot's callbacks."""
+
+    __slots__ = ("heap", "slots", "timer")
 
     def __init__(self) -> None:
-        self.heap: list[tuple[float, int, asyncio.Future[None]]] = []
-        self.order = 0
+        self.heap: list[float] = []
+        self.slots: dict[float, _Wake] = {}
         self.timer: asyncio.TimerHandle | None = None
 
-    def sleep(self, loop: asyncio.AbstractEventLoop, seconds: float) -> asyncio.Future[None]:
-        """A future the loop resolves ``seconds`` from now, as ``call_later`` would."""
-        when = loop.time() + seconds
-        woken: asyncio.Future[None] = loop.create_future()
-        self.order += 1
-        heapq.heappush(self.heap, (when, self.order, woken))
+    def sleep(self, loop: asyncio.AbstractEventLoop, seconds: float) -> _Wake:
+        """The future of the slot ``seconds`` from now (rounded up to ``_GRID``), which the loop resolves then."""
+        when = math.ceil((loop.time() + seconds) / _GRID) * _GRID
+        woken = self.slots.get(when)
+        if woken is not None and not woken.done():
+            return woken
+        woken = self.slots[when] = _Wake(loop=loop)
+        heapq.heappush(self.heap, when)
         if self.timer is None or when < self.timer.when():
             if self.timer is not None:
                 self.timer.cancel()
@@ -185,19 +206,19 @@ class _Sleeps:
     def _fire(self, loop: asyncio.AbstractEventLoop) -> None:
         self.timer = None
         heap, due = self.heap, loop.time() + _RESOLUTION
-        while heap and heap[0][0] <= due:
-            woken = heapq.heappop(heap)[2]
-            if not woken.done():  # cancelled with its wait
+        while heap and heap[0] <= due:
+            woken = self.slots.pop(heapq.heappop(heap), None)
+            if woken is not None and not woken.done():
                 woken.set_result(None)
         if heap:
-            self.timer = loop.call_at(heap[0][0], self._fire, loop)
+            self.timer = loop.call_at(heap[0], self._fire, loop)
 
 
 #: event loop -> its sleeps
 _SLEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Sleeps] = weakref.WeakKeyDictionary()
 
 
-def _sleep(seconds: float) -> asyncio.Future[None]:
+def _sleep(seconds: float) -> _Wake:
     loop = asyncio.get_running_loop()
     sleeps = _SLEEPS.get(loop)
     if sleeps is None:
@@ -236,14 +257,18 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
         try:
             while True:
                 action = op.throw(error) if error is not None else op.send(reply)
-                error, reply = None, None
+                error, reply, pending = None, None, None
                 if isinstance(action, Sleep) and action.seconds > 0:
                     # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
                     # thousands of sleeping waits, nor a timer of its own: a future the loop's one timer for
                     # every wait's sleep resolves (``_Sleeps``)
+                    until = asyncio.get_running_loop().time() + action.seconds
                     woken = _sleep(action.seconds)
                     action = None  # the Sleep (and its float) is not kept while the timer runs
                     await woken
+                    while woken.early and until > (now := asyncio.get_running_loop().time()):
+                        woken = _sleep(until - now)  # another wait's cancel woke the slot early
+                        await woken
                 elif isinstance(action, Sleep):
                     await asyncio.sleep(0)
                 elif isinstance(action, Progress):
@@ -252,7 +277,9 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
                 elif isinstance(action, SharedRead):
                     try:
                         if poller is not None:
-                            reply = await poller.answer(action)
+                            pending = poller.answer(action)
+                            action = None  # the query is not kept while its answer is awaited
+                            reply = await pending
                         else:
                             reply = await self._drive(direct(action), None, None)
                     except DruidError as exc:

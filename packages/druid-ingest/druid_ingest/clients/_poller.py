@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import timezone
 from typing import Any
@@ -86,7 +86,9 @@ class SharedPoller:
         self.listing_allowed = True
         self.locks_allowed = True
         self.stats: Counter[str] = Counter()
-        self._status: dict[str, list[asyncio.Future[Any]]] = {}
+        # a task id's future, or a list of them when two waits ask the same task (a list each would be one more
+        # object per look alive across the tick, when young collections run and promote what is in flight)
+        self._status: dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]] = {}
         self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
         self._served: dict[str, list[tuple[str, asyncio.Future[Any]]]] = {}
         self._ticker: asyncio.Task[None] | None = None
@@ -104,7 +106,13 @@ class SharedPoller:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if isinstance(query, StatusQuery):
-            self._status.setdefault(query.task_id, []).append(future)
+            held = self._status.get(query.task_id)
+            if held is None:
+                self._status[query.task_id] = future
+            elif isinstance(held, list):
+                held.append(future)
+            else:
+                self._status[query.task_id] = [held, future]
         elif isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
             self._first.setdefault(query.task_id, []).append((query, future))
             if self._first_ticker is None or self._first_ticker.done():
@@ -120,7 +128,8 @@ class SharedPoller:
 
     @property
     def waiting(self) -> int:
-        return sum(len(f) for d in (self._status, self._first, self._served) for f in d.values())
+        return (sum(len(_futures(f)) for f in self._status.values())
+                + sum(len(f) for d in (self._first, self._served) for f in d.values()))
 
     async def close(self) -> None:
         for ticker in (self._ticker, self._first_ticker):
@@ -162,8 +171,8 @@ class SharedPoller:
             self._alone = 0 if listing else self._alone + len(first)
             await self._answer_first(first, listing)
 
-    async def _answer_statuses(self, waiting: dict[str, list[asyncio.Future[Any]]]) -> None:
-        ids = [task_id for task_id, futures in waiting.items() if any(not f.done() for f in futures)]
+    async def _answer_statuses(self, waiting: dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]]) -> None:
+        ids = [task_id for task_id, held in waiting.items() if any(not f.done() for f in _futures(held))]
         if not ids:
             return
         try:
@@ -172,7 +181,7 @@ class SharedPoller:
             for futures in waiting.values():
                 _settle(futures, error=exc)
             return
-        self.stats["answered"] += sum(len(futures) for futures in waiting.values())
+        self.stats["answered"] += sum(len(_futures(held)) for held in waiting.values())
         for task_id, futures in waiting.items():
             status = found.get(task_id)
             if status is None:
@@ -305,8 +314,15 @@ class SharedPoller:
             _settle(futures, value=ids)
 
 
-def _settle(futures: list[asyncio.Future[Any]], *, value: Any = None, error: BaseException | None = None) -> None:
-    for future in futures:
+def _futures(held: asyncio.Future[Any] | list[asyncio.Future[Any]]) -> Sequence[asyncio.Future[Any]]:
+    """A task id's futures, made a sequence only when read (a tuple gone at once, not a list alive across the
+    bulk read, when the tick's young collections run)."""
+    return held if isinstance(held, list) else (held,)
+
+
+def _settle(futures: asyncio.Future[Any] | Sequence[asyncio.Future[Any]], *, value: Any = None,
+            error: BaseException | None = None) -> None:
+    for future in (futures,) if isinstance(futures, asyncio.Future) else futures:
         if future.done():
             continue
         if error is not None:
