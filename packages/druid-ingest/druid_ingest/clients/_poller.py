@@ -12,8 +12,8 @@ Those rebuilt waits arrive together (the start-up herd): their first looks (a fu
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
 by one ``activeLocks`` POST carrying a filter per datasource, and their history reads by one read per datasource
 and task type (druid-contract §first-looks). A herd that the runner takes long to build is answered by listings
-spaced further apart the longer it goes on (5, 10, 20, then every 30 s), so its cost grows by at most two listings
-(and two ``activeLocks`` POSTs) a minute of build while no first look waits more than ``LIST_EVERY_MAX``.
+spaced further apart once it goes on (5, then every 10 s), so its cost grows by at most six listings (and six
+``activeLocks`` POSTs) a minute of build while no first look waits more than ``LIST_EVERY_MAX``.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ LIST_MIN = 10
 #: arriving over several ticks waits for the next listing rather than paying one per tick
 LIST_EVERY = 5.0
 #: the gap doubles with each listing of one herd up to this (seconds): a herd built over T seconds costs at most
-#: 4 + (T - 35) / 30 listings, and a wait arriving during it waits at most this long for its first look
-LIST_EVERY_MAX = 30.0
+#: 2 + (T - 5) / 10 listings, and a wait arriving during it waits at most this long for its first look (a look
+#: that sees a spec Druid failed at once, and a short task's end: seconds matter more than a listing's cost)
+LIST_EVERY_MAX = 10.0
 #: datasource filters per ``activeLocks`` POST (one filter each; Druid groups them by datasource)
 LOCK_FILTERS_PER_POST = 500
 
@@ -155,7 +156,7 @@ class SharedPoller:
         A herd is ``LIST_MIN`` first looks within ``list_every`` (in one window, or a trickle answered one GET
         each until then), or any first look while the herd's last listing is recent: it waits for the next
         listing, so a herd costs a listing per gap whatever its rate, not a GET each. The gap doubles per listing
-        up to ``list_every_max`` (a runner building triggers for minutes costs two listings a minute, and a late
+        up to ``list_every_max`` (a runner building triggers for minutes costs six listings a minute, and a late
         wait's first look waits at most that), and starts again at ``list_every`` once the herd is over."""
         loop = asyncio.get_running_loop()
         while self._first:
