@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import requests
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._poller import LIST_MIN
 from druid_ingest.clients._sync_client import DruidClient
@@ -23,24 +22,12 @@ from druid_ingest.testing import FakeDruid, TaskPlan, index_parallel_spec
 from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
 
+from tests.druid_ingest.clients.herd_tasks import submit
+
 FAST = PollSchedule(initial=0.05, max_delay=0.1, multiplier=1.0)
 SLOW = PollSchedule(initial=30.0, max_delay=60.0, multiplier=1.5)
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.02, max_delay=0.05, deadline=10)
 WRITER = {"writer": ("w", "write"), "reader": ("r", "read")}
-
-
-def submit(fake: FakeDruid, n: int, datasources: int, first: int = 0, auth: tuple[str, str] | None = None) -> list[str]:
-    """``n`` tasks over ``datasources`` datasources, one day each (no two share a lock)."""
-    ids = []
-    with requests.Session() as session:
-        session.auth = auth
-        for i in range(first, first + n):
-            day = f"2021-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
-            spec = index_parallel_spec(f"herd_{i % datasources}", intervals=[f"{day}T00:00:00Z/P1D"],
-                                       task_id=f"herd_task_{i}")
-            session.post(f"{fake.url}/druid/indexer/v1/task", json=spec, timeout=30).raise_for_status()
-            ids.append(f"herd_task_{i}")
-    return ids
 
 
 def kinds(fake: FakeDruid) -> dict[str, int]:

@@ -10,7 +10,7 @@ from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
 
-from tests.druid_ingest.clients.test_poller_herd import submit
+from tests.druid_ingest.clients.herd_tasks import submit
 
 FAST = PollSchedule(initial=0.05, max_delay=0.1, multiplier=1.0)
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.02, max_delay=0.05, deadline=10)
