@@ -110,8 +110,8 @@ class _TaskWait:
     """What a task wait keeps from one look to the next (see :func:`watch_task`)."""
 
     __slots__ = ("ceiling", "clock", "deadline", "first_look", "history_key", "known", "memory", "outage", "past_end",
-                 "planned", "planner", "polls", "previous_look", "report_every", "reported_at", "running_since",
-                 "schedule", "started", "task_id", "unknown_looks", "waiting")
+                 "planner", "polls", "previous_look", "report_every", "reported_at", "running_since", "schedule",
+                 "started", "task_id", "unknown_looks", "waiting")
 
     def __init__(self, task_id: str, deadline: float, schedule: PollSchedule, clock: Clock, report_every: float,
                  ceiling: str | None, memory: WaitMemory | None, first_look: float) -> None:
@@ -133,8 +133,7 @@ class _TaskWait:
         started = self.started = self.clock()
         self.polls = self.past_end = 0
         self.planner: PredictedSchedule | None = None
-        self.planned = False
-        self.history_key: tuple[str, str, str] | None = None
+        self.history_key: tuple[str, str, str] | None = None  # set once the wait planned from the history
         self.running_since: float | None = None
         # just submitted: it started running between the submit and the first look (its createdTime would err
         # early by its time in the queue, and a window planned from it end before late runs do)
@@ -216,8 +215,7 @@ class _TaskWait:
             outcome = TaskOutcome.terminal(status, (yield from report_summary(task_id)))
             return replace(outcome, ended_after=self.previous_look)
         memory = self.memory
-        if not self.planned and memory is not None and status.datasource and status.task_type:
-            self.planned = True
+        if self.history_key is None and memory is not None and status.datasource and status.task_type:
             self.history_key = (memory.cluster, status.datasource, status.task_type)
             history = yield from task_history(*self.history_key, memory.durations)
             self.planner = PredictedSchedule(history, schedule) if history is not None else None
