@@ -6,7 +6,7 @@ import pytest
 from druid_ingest.api._models import TaskStatus
 from druid_ingest.ops._history import CACHE, DurationHistory, HistoryCache, WaitMemory, ingestion_durations
 from druid_ingest.ops._poll_schedule import PollSchedule
-from druid_ingest.ops._schedule import PredictedSchedule
+from druid_ingest.ops._schedule import PredictedSchedule, run_groups
 from druid_ingest.testing import FakeDruid, TaskPlan
 
 from tests.druid_ingest.sample_specs import day_spec
@@ -123,3 +123,25 @@ def test_a_short_run_in_a_widely_spread_history_is_seen_within_a_quarter_of_its_
     assert len(looks) <= 20  # 9 s apart it would be 6; a look a second would be 55
     tight = PredictedSchedule(history(590.0, 600.0, 610.0))
     assert tight.next_delay(595) == tight.step  # long runs: a quarter of the running time is far past the step
+
+
+def test_runs_of_two_sizes_are_looked_for_as_densely_as_each_size_alone() -> None:
+    """22 runs of ~7.5 s and 28 of 44-60 s (a small and a big day on one datasource): ``step``, a quarter of the
+    whole spread, is 13 s, but near the long runs the looks come as densely as those runs' own spread asks (a
+    quarter of 16 s), so a 50 s run is seen within 4 s, not 13; a history of one size is looked for as before."""
+    short = [7.1 + 0.05 * i for i in range(22)]
+    long = [44.0 + 16 * n / 27 for n in range(28)]
+    assert [(g[0], g[-1]) for g in run_groups(sorted(short + long))] == [(7.1, short[-1]), (44.0, 60.0)]
+    assert run_groups([7.0, 7.1, 30.0, 31.0]) == [] and run_groups([7.0, 7.1, 7.2, 30.0]) == [[7.0, 7.1, 7.2]]
+    plan = PredictedSchedule(history(*short, *long))
+    assert plan.step > 12
+    looks, t = [], 0.0
+    while t < plan.window_end:
+        t += plan.next_delay(t)
+        looks.append(t)
+    for end in (45.0, 50.0, 55.0, 60.0):
+        assert next(look for look in looks if look >= end) - end <= 16 / 4
+    assert next(look for look in looks if look >= 7.5) - 7.5 <= 1.0
+    assert len(looks) <= 25  # 13 s apart near the long runs it was 18; a look a second would be 73
+    one_size = PredictedSchedule(history(*long))
+    assert all(one_size.dense_gap(t) == one_size.step for t in (45.0, 50.0, 59.0))

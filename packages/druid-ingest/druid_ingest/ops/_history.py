@@ -35,6 +35,7 @@ __all__ = [
     "HISTORY_MAX_TTL",
     "HISTORY_SCAN_MAX",
     "HISTORY_TTL",
+    "MIN_SAMPLES",
     "SUBTASK_TYPES",
     "CapacityCache",
     "DurationHistory",
@@ -92,6 +93,9 @@ class DurationHistory:
     longest: float
     #: the median seconds between two of these runs' starts (how often the datasource runs), None when unknown
     every: float | None = None
+    #: the durations themselves, ascending: where the runs cluster (a weekday and a weekend size), so the looks
+    #: near one cluster are as dense as its own spread asks (``PredictedSchedule.next_delay``)
+    runs: tuple[float, ...] = ()
 
     @classmethod
     def of(cls, durations: Sequence[float], starts: Sequence[float] = ()) -> DurationHistory | None:
@@ -102,7 +106,7 @@ class DurationHistory:
         ordered = sorted(starts)
         gaps = [b - a for a, b in itertools.pairwise(ordered) if b > a]
         return cls(len(durations), percentile(durations, 5), percentile(durations, 50), percentile(durations, 95),
-                   max(durations), percentile(gaps, 50) if gaps else None)
+                   max(durations), percentile(gaps, 50) if gaps else None, tuple(sorted(durations)))
 
 
 def history_ttl(history: DurationHistory | None) -> float:

@@ -2,8 +2,9 @@
 
 With a :class:`~.history.DurationHistory` of the datasource's recent ingestions, a wait knows roughly when the
 task will end: it looks first a little before the shortest usual run (``low``), then every ``step`` seconds
-(the detection-latency budget; without a target, sooner while a quarter of the running time is shorter:
-``DENSE_SHARE``) until a little after the longest one, then backs off to the fixed schedule's cap.
+(the detection-latency budget; without a target, sooner while a quarter of the running time, or of the spread of
+a group of similar runs near it, is shorter: ``dense_gap``) until a little after the longest one, then backs off
+to the fixed schedule's cap.
 While the task waits for a lock or a slot, or without history, it uses the fixed :class:`~.retry.PollSchedule`
 (``initial`` growing by ``multiplier`` to ``max_delay``). Pure: the wait supplies how long the task has been
 running; no clock here.
@@ -22,12 +23,13 @@ With a detection-latency target (``PollSchedule.detect_within``, T) the dense wi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from druid_ingest.ops._history import DurationHistory
+from druid_ingest.ops._history import MIN_SAMPLES, DurationHistory, percentile
 from druid_ingest.ops._poll_schedule import PollSchedule
 
-__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "DENSE_SHARE", "PredictedSchedule", "fixed_delay"]
+__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "DENSE_SHARE", "PredictedSchedule", "fixed_delay", "run_groups"]
 
 #: seconds between looks around the expected end: the detection latency to expect
 DEFAULT_LATENCY = 15.0
@@ -38,6 +40,19 @@ DENSE_SHARE = 0.25
 #: the longest silence before the expected end (each such look also fetches a progress report): the default of
 #: ``PollSchedule.check_every``
 DEFAULT_SPARSE_CAP = PollSchedule().check_every or 600.0
+
+
+def run_groups(runs: Sequence[float]) -> list[Sequence[float]]:
+    """``runs`` (ascending) split where the next is longer by more than ``DENSE_SHARE`` of itself (a weekend's
+    runs and a weekday's), keeping groups of at least ``MIN_SAMPLES``: fewer are outliers, not a size."""
+    groups: list[Sequence[float]] = []
+    first = 0
+    for i in range(1, len(runs) + 1):
+        if i == len(runs) or runs[i] - runs[i - 1] > DENSE_SHARE * runs[i]:
+            if i - first >= MIN_SAMPLES:
+                groups.append(runs[first:i])
+            first = i
+    return groups
 
 
 def fixed_delay(schedule: PollSchedule, poll: int) -> float:
@@ -122,6 +137,19 @@ class PredictedSchedule:
             return self.history.low - self.step <= running_for
         return self.first_look - self.step <= running_for
 
+    def dense_gap(self, running_for: float) -> float:
+        """Without a target, the gap after a dense look at ``running_for``: ``step``, or a quarter of the running
+        time when shorter (at least a second: ``DENSE_SHARE``), or, within a group of similar runs
+        (:func:`run_groups`), a quarter of that group's spread when tighter (at least a second or 0.5 % of its
+        median). A history of two sizes (7 s and 44-60 s runs: ``step`` 13 s) then looks ~3.5 s apart near the
+        long runs, as a history of those alone would, not 13 s."""
+        gap = min(self.step, max(1.0, DENSE_SHARE * running_for))
+        for group in run_groups(self.history.runs):
+            group_gap = max(1.0, percentile(group, 50) / 200, (percentile(group, 95) - percentile(group, 5)) / 4)
+            if group[0] - group_gap <= running_for < group[-1] + group_gap:
+                gap = min(gap, group_gap)
+        return gap
+
     def next_delay(self, running_for: float, polls_past_end: int = 0) -> float:
         """Seconds until the next look for a task that has been running ``running_for`` seconds."""
         first = self.first_look
@@ -129,7 +157,7 @@ class PredictedSchedule:
             return min(first - running_for, self.silence)
         if self.target is None:
             if running_for < self.window_end:
-                return min(self.step, max(1.0, DENSE_SHARE * running_for))
+                return self.dense_gap(running_for)
             return min(self.fallback.max_delay, self.step * self.fallback.multiplier ** (polls_past_end + 1))
         if running_for < self.window_end - self.step / 4:  # within a hair of the window's end: its last look
             return self.step
