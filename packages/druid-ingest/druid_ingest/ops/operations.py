@@ -40,6 +40,7 @@ from druid_ingest.ops._input_probe import (
 )
 from druid_ingest.ops._nothing_to_compact import failed_for_want_of_segments
 from druid_ingest.ops._outcomes import SubmitOutcome
+from druid_ingest.ops._shared_reads import listed_ceiling
 from druid_ingest.ops.gate.verdict import version_key
 from druid_ingest.planning import Plan, attempt_id
 from druid_ingest.wire import Operation, Sleep, call
@@ -196,11 +197,7 @@ def lock_ceiling(status: TaskStatus) -> Operation[str | None]:
         pass
     except DruidError:
         return None
-    try:
-        listed = yield from call(ep.tasks((status.runner_state or "running").lower(), datasource), ep.parse_tasks)
-    except DruidError:
-        return None
-    return next((t.queued_time for t in listed if t.task_id == status.task_id and t.queued_time), None)
+    return (yield from listed_ceiling(status))
 
 
 def observe_task(task_id: str, ceiling: str | None = None) -> Operation[TaskStatus]:
