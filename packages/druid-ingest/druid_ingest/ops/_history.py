@@ -63,8 +63,11 @@ HISTORY_MAX_TTL = 7 * 86400.0
 #: how long the cluster's task slots (``GET /workers``) are kept: the capacity check compares them with a plan's
 #: peak, which only adding or removing workers changes (an autoscaler's cycle is minutes)
 CAPACITY_TTL = 600.0
-#: how long "no history yet" is remembered: a backfill's first days complete within minutes and make one
-MISS_TTL = 120.0
+#: how long "no history yet" (a miss) is remembered: as long as the shortest history. A history changes only when
+#: an ingestion completes, and a SUCCESS this process's waits see drops the miss (:meth:`HistoryCache.ran`), so a
+#: backfill's first days, seen completing by its own waits, make the next wait read Druid again at once; only
+#: runs completed unseen (another process's) wait out the TTL, and a miss costs polls, never a wrong answer
+MISS_TTL = HISTORY_TTL
 HISTORY_SIZE = 50
 MIN_SAMPLES = 3
 
@@ -172,10 +175,23 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
         #: per key, how many completed tasks the last read scanned to find the runs (``recent_ingestions``): kept
         #: past the history's TTL, so a parallel datasource's next read is one request, not two
         self.scans: dict[tuple[str, str, str], int] = {}
+        #: per key, the SUCCESSes this process saw (:meth:`ran`): a read under way across one keeps no miss
+        self.runs: dict[tuple[str, str, str], int] = {}
+
+    def ran(self, key: tuple[str, str, str]) -> None:
+        """A run of ``key`` succeeded, seen by this process: a kept miss may be out of date (the run may complete a
+        history), so it is dropped and the next wait reads Druid again; a kept history stays (one more run
+        barely moves it: :func:`history_ttl`)."""
+        with self._lock:
+            self.runs[key] = self.runs.get(key, 0) + 1
+            entry = self._entries.get(key)
+            if entry is not None and entry[1] is None:
+                del self._entries[key]
 
     def clear(self) -> None:
         super().clear()
         self.scans.clear()
+        self.runs.clear()
 
 
 class CapacityCache(TtlCache[str, ClusterCapacity]):
@@ -195,18 +211,21 @@ def task_history(
 ) -> Operation[DurationHistory | None]:
     """The datasource's recent ingestion durations, from the cache or a task-list read (:func:`recent_ingestions`,
     scanning as many tasks as the last read of this key found the runs among). Never fails a wait: any error
-    means "no history" (the fixed schedule is used)."""
+    means "no history" (the fixed schedule is used). A miss read while a run of the key was seen succeeding
+    (:meth:`HistoryCache.ran`) is not kept: the listing may predate that run."""
     store = CACHE if cache is None else cache
     key = (cluster, datasource, task_type)
     found, history = store.get(key)
     if found:
         return history
+    runs = store.runs.get(key, 0)
     try:
         tasks, store.scans[key] = yield from recent_ingestions(datasource, task_type, scan=store.scans.get(key))
     except DruidError:
         tasks = []
     history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
-    store.put(key, history, history_ttl(history) if history is not None else None)
+    if history is not None or store.runs.get(key, 0) == runs:
+        store.put(key, history, history_ttl(history) if history is not None else None)
     return history
 
 

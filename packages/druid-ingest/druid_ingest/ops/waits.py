@@ -146,15 +146,23 @@ class _TaskWait:
         self.outage: Outage | None = None
         self.waiting: LockWait | None = None
 
-    def forget_outgrown_history(self, status: TaskStatus) -> None:
-        """A run the history did not span (quicker than its 5th percentile, longer than its longest) shows the
-        datasource's runs changed (a bigger day, a backfill of small ones): drop the kept history, so its next
-        wait reads Druid's again instead of planning from the old runs for the rest of the history's TTL."""
-        planner, memory, ran = self.planner, self.memory, status.duration_ms
-        if planner is None or memory is None or self.history_key is None or status.state != "SUCCESS" or not ran:
+    def forget_stale_history(self, status: TaskStatus) -> None:
+        """A SUCCESS is the only thing that changes the datasource's history: tell the memory (a kept "no history"
+        is dropped, so the next wait reads Druid's again: :meth:`HistoryCache.ran`). A run the kept history did not
+        span (quicker than its 5th percentile, longer than its longest) shows the runs changed (a bigger day, a
+        backfill of small ones): drop the history too, instead of planning from the old runs for its TTL."""
+        memory = self.memory
+        if memory is None or status.state != "SUCCESS":
             return
-        if ran > 0 and not planner.history.low <= ran / 1000 <= planner.history.longest:
-            memory.durations.drop(self.history_key)
+        key = self.history_key
+        if key is None and status.datasource and status.task_type:  # ended before the first look
+            key = (memory.cluster, status.datasource, status.task_type)
+        if key is None:
+            return
+        memory.durations.ran(key)
+        planner, ran = self.planner, status.duration_ms
+        if planner is not None and ran and ran > 0 and not planner.history.low <= ran / 1000 <= planner.history.longest:
+            memory.durations.drop(key)
 
     def query(self) -> TaskQuery | StatusQuery:
         """This look's read. The first look is a full status (createdTime, datasource, runner state) with its lock
@@ -211,7 +219,7 @@ class _TaskWait:
         self.ceiling = status.version_ceiling
         now = clock()
         if status.is_terminal:  # it ended after the previous look (or the submit): the handoff wait's reference
-            self.forget_outgrown_history(status)
+            self.forget_stale_history(status)
             outcome = TaskOutcome.terminal(status, (yield from report_summary(task_id)))
             return replace(outcome, ended_after=self.previous_look)
         memory = self.memory
