@@ -96,8 +96,8 @@ def test_the_waits_learn_into_the_memory_their_client_owns(fake_druid_factory, m
     task_id = client.ensure_submitted(day_spec(), idempotency_key="own-memory").task_id
     client.wait_for_task(task_id, timeout=20)
     # "no history yet" for this datasource was remembered here, then dropped by the task's own SUCCESS
-    assert len(own.durations.runs) == 1 and not own.durations._entries
-    assert not CACHE._entries and not CACHE.runs
+    assert len(own.durations.successes) == 1 and not own.durations._entries
+    assert not CACHE._entries and not CACHE.successes
     assert WaitMemory.shared("x").durations is CACHE
 
 

@@ -176,14 +176,14 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
         #: past the history's TTL, so a parallel datasource's next read is one request, not two
         self.scans: dict[tuple[str, str, str], int] = {}
         #: per key, the SUCCESSes this process saw (:meth:`ran`): a read under way across one keeps no miss
-        self.runs: dict[tuple[str, str, str], int] = {}
+        self.successes: dict[tuple[str, str, str], int] = {}
 
     def ran(self, key: tuple[str, str, str]) -> None:
         """A run of ``key`` succeeded, seen by this process: a kept miss may be out of date (the run may complete a
         history), so it is dropped and the next wait reads Druid again; a kept history stays (one more run
         barely moves it: :func:`history_ttl`)."""
         with self._lock:
-            self.runs[key] = self.runs.get(key, 0) + 1
+            self.successes[key] = self.successes.get(key, 0) + 1
             entry = self._entries.get(key)
             if entry is not None and entry[1] is None:
                 del self._entries[key]
@@ -191,7 +191,7 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
     def clear(self) -> None:
         super().clear()
         self.scans.clear()
-        self.runs.clear()
+        self.successes.clear()
 
 
 class CapacityCache(TtlCache[str, ClusterCapacity]):
@@ -218,13 +218,13 @@ def task_history(
     found, history = store.get(key)
     if found:
         return history
-    runs = store.runs.get(key, 0)
+    seen = store.successes.get(key, 0)
     try:
         tasks, store.scans[key] = yield from recent_ingestions(datasource, task_type, scan=store.scans.get(key))
     except DruidError:
         tasks = []
     history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
-    if history is not None or store.runs.get(key, 0) == runs:
+    if history is not None or store.successes.get(key, 0) == seen:
         store.put(key, history, history_ttl(history) if history is not None else None)
     return history
 
