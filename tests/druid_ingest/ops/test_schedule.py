@@ -146,3 +146,5 @@ def test_runs_of_two_sizes_are_looked_for_as_densely_as_each_size_alone() -> Non
     assert len(looks) <= 25  # 13 s apart near the long runs it was 18; a look a second would be 73
     one_size = PredictedSchedule(history(*long))
     assert all(one_size.dense_gap(t) == one_size.step for t in (45.0, 50.0, 59.0))
+    few = PredictedSchedule(history(*short, 88.0, 90.0, 92.0, 95.0, 96.0, 98.0))  # six runs span less than theirs
+    assert few.dense_gap(101.0) == 2.5  # past the longest by under two sample gaps: still the group's gap, not 15 s

@@ -140,13 +140,14 @@ class PredictedSchedule:
     def dense_gap(self, running_for: float) -> float:
         """Without a target, the gap after a dense look at ``running_for``: ``step``, or a quarter of the running
         time when shorter (at least a second: ``DENSE_SHARE``), or, within a group of similar runs
-        (:func:`run_groups`), a quarter of that group's spread when tighter (at least a second or 0.5 % of its
-        median). A history of two sizes (7 s and 44-60 s runs: ``step`` 13 s) then looks ~3.5 s apart near the
-        long runs, as a history of those alone would, not 13 s."""
+        (:func:`run_groups`, widened by two sample gaps as ``margin`` is), a quarter of that group's spread when
+        tighter (at least a second or 0.5 % of its median). A history of two sizes (7 s and 44-60 s runs: ``step``
+        13 s) then looks ~3.5 s apart near the long runs, as a history of those alone would, not 13 s."""
         gap = min(self.step, max(1.0, DENSE_SHARE * running_for))
         for group in run_groups(self.history.runs):
             group_gap = max(1.0, percentile(group, 50) / 200, (percentile(group, 95) - percentile(group, 5)) / 4)
-            if group[0] - group_gap <= running_for < group[-1] + group_gap:
+            reach = max(group_gap, 2 * (group[-1] - group[0]) / (len(group) - 1))  # as ``margin``: two sample gaps
+            if group[0] - reach <= running_for < group[-1] + reach:
                 gap = min(gap, group_gap)
         return gap
 
