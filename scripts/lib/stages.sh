@@ -24,3 +24,37 @@ stages_report() {
   done
   printf '  %-46s %8s  %s\n' "total (incl. stops)" "$total" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)")"
 }
+
+# Background steps (started early, waited for where their result is needed): `bg_start NAME LOG CMD...` runs CMD
+# in the background, its output in LOG; `bg_wait NAME` waits for it, prints LOG whole and returns CMD's exit
+# status (saying so when it failed); `bg_wait_all` waits for every one still running (the exit trap: a step is
+# finished before what it started is stopped; none is killed half-way).
+declare -A _bg_pid=() _bg_log=()
+
+bg_start() {
+  local name="$1" log="$2"
+  shift 2
+  mkdir -p "$(dirname "$log")"
+  "$@" >"$log" 2>&1 &
+  _bg_pid[$name]=$!
+  _bg_log[$name]="$log"
+  echo "test: $name: started in the background (log $log)"
+}
+
+bg_running() { [ -n "${_bg_pid[$1]:-}" ]; }
+
+bg_wait() {
+  local name="$1" rc=0
+  bg_running "$name" || return 0
+  wait "${_bg_pid[$name]}" || rc=$?
+  unset "_bg_pid[$name]"
+  echo "test: --- $name (log ${_bg_log[$name]})"
+  cat "${_bg_log[$name]}"
+  [ "$rc" = 0 ] || echo "test: $name FAILED (exit $rc; its log is above)" >&2
+  return "$rc"
+}
+
+bg_wait_all() {
+  local name
+  for name in "${!_bg_pid[@]}"; do bg_wait "$name" || true; done
+}
