@@ -147,11 +147,15 @@ stage "mypy --strict (the rest of its run)" bg_wait "mypy --strict"
 if [ "${OUTSIDE_CHECK:-1}" = 1 ] && [ "${DEPLOY_E2E:-1}" = 1 ]; then
   # the harness from a clone under a 0700 folder (nginx's workers and Postgres drop privileges), whose
   # deployment, started as scripts/demo.sh starts it, stays up during the deployment suite: the suite must not
-  # use it (issue: test.sh after demo.sh)
+  # use it (issue: test.sh after demo.sh). Started beside the suite's own deployment (state dirs, Postgres and
+  # ports of their own): both are up before tests/deploy
   outside_dir="$(mktemp -d)"
-  stage "harness from a 0700 clone + demo deployment" bash scripts/ci/outside_checkout.sh start "$outside_dir" "$druid_url"
+  bg_start "harness from a 0700 clone + demo deployment" "$root/var/outside-checkout.log" \
+    bash scripts/ci/outside_checkout.sh start "$outside_dir" "$druid_url"
 fi
 start_deployment
+! bg_running "harness from a 0700 clone + demo deployment" \
+  || stage "harness from a 0700 clone (the rest of it)" bg_wait "harness from a 0700 clone + demo deployment"
 stage "pytest: tests/deploy" "${pytest[@]}" -s --durations=10 tests/deploy
 if [ "${DRUID_HA_E2E:-1}" = 1 ]; then
   # the failover suite's cluster (tests/druid_ha, last) starts now, in the background: its JVM starts overlap the
