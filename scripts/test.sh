@@ -164,8 +164,8 @@ if [ "${DRUID_HA_E2E:-1}" = 1 ]; then
   bg_start "Druid ha start" "$root/var/druid-ha-start.log" env DRUID_CLUSTER=ha bash dev/druid/druid.sh start
 fi
 if [ "${DEPLOY_CELERY_E2E:-1}" = 1 ]; then
-  # the 2 cores go to the Celery deployment (7 Airflow services + Redis): the LocalExecutor one and the 0700
-  # clone's demo deployment are done
+  # the 2 cores go to the Celery deployment (7 Airflow services + Redis) and the ha cluster's start: the
+  # LocalExecutor deployment and the 0700 clone's demo deployment are done
   if [ "$airflow_started" = 1 ]; then stage "Airflow deployment stop" bash dev/airflow/airflow.sh stop; airflow_started=0; fi
   if [ -n "$outside_dir" ]; then stage "0700 clone: stop, remove" bash scripts/ci/outside_checkout.sh stop "$outside_dir"; outside_dir=""; fi
   # the suite starts the deployment (its start time is printed) and stops it; the trap stops it whatever happens
