@@ -242,3 +242,25 @@ def test_a_steady_handoff_costs_one_look_and_a_quicker_one_is_learned(fake_druid
     assert lags[0] > 2.0  # at first seen at the old quickest (6 s), about 3 s late
     assert all(lag <= 1.0 for lag in lags[-EXPLORE_EVERY:])  # learned: within a step again
     assert all(looks <= 2 for _, looks, _ in quicker[-EXPLORE_EVERY:])
+
+
+def test_on_a_cluster_whose_handoffs_vary_a_hit_at_the_first_look_moves_the_next_one_earlier(
+        fake_druid_factory) -> None:
+    """The dev Druid 33 handed off in 1.1-6.8 s: two slow first handoffs put the first look at ~5 s, and the
+    quick ones after were found there, seen up to 3.4 s late, while the window came down a step per
+    EXPLORE_EVERY waits. When the kept delays vary by more than a step, a wait whose first look found the data
+    makes the next one look a step earlier, so the window follows quick handoffs down a step per wait."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=65, pending_delay=0.5, handoff_delay=6.0,
+                                         coordinator_period=1.0)
+    client = _client(fake, clock)
+    with client[0]:
+        for n, handoff in enumerate((6.0, 6.0, 7.5)):
+            fake.state.handoff_delay = handoff
+            _ingest(client, fake, clock, f"slow{n}")
+        fake.state.handoff_delay = 2.0  # the quick handoffs this cluster also makes
+        quick = [_ingest(client, fake, clock, f"q{n}") for n in range(8)]
+    lags = [lag for lag, _, _ in quick]
+    assert lags[0] > 2.5  # found at the first look, ~6 s after the end
+    assert all(lag <= 1.0 for lag in lags[-2:]), lags  # a step per wait: down to ~2 s within 6 waits, not 16
+    assert sum(looks for _, looks, _ in quick[-2:]) <= 4

@@ -281,18 +281,29 @@ class HandoffLatencies:
         self._lock = threading.Lock()
         self._seen: dict[tuple[str, str], list[float]] = {}
         self._recorded: dict[tuple[str, str], int] = {}
+        #: per key, whether the last delay was found at its wait's first look (an upper bound, maybe a quicker one)
+        self._at_first: dict[tuple[str, str], bool] = {}
 
     def recent(self, key: tuple[str, str]) -> list[float]:
         """The kept delays of ``key``, oldest first (a copy)."""
         with self._lock:
             return list(self._seen.get(key, ()))
 
-    def record(self, key: tuple[str, str], seconds: float) -> None:
+    def record(self, key: tuple[str, str], seconds: float, at_first_look: bool = False) -> None:
+        """Keep a delay; ``at_first_look``: the wait's first look found the data loaded (so it may have been
+        quicker: :meth:`found_at_first_look`)."""
         with self._lock:
             seen = self._seen.setdefault(key, [])
             seen.append(max(0.0, seconds))
             del seen[: -self.keep]
             self._recorded[key] = self._recorded.get(key, 0) + 1
+            self._at_first[key] = at_first_look
+
+    def found_at_first_look(self, key: tuple[str, str]) -> bool:
+        """Whether the last delay of ``key`` was found at its wait's first look (``gate/looks.py``: the next wait
+        looks a step earlier when the delays vary)."""
+        with self._lock:
+            return self._at_first.get(key, False)
 
     def recorded(self, key: tuple[str, str]) -> int:
         """How many delays of ``key`` were ever recorded (kept or not): the handoff looks' turn (``gate/looks.py``:
@@ -304,6 +315,7 @@ class HandoffLatencies:
         with self._lock:
             self._seen.clear()
             self._recorded.clear()
+            self._at_first.clear()
 
 
 #: the process-wide handoff delays every client shares

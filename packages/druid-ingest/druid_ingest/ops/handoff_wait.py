@@ -57,13 +57,15 @@ def watch_handoff(
     since = started if known_end is None else min(started, known_end)
     key = (memory.cluster, target.datasource) if memory is not None else None
     seen = memory.handoffs.recent(key) if memory is not None and key else []
-    explore = HandoffLooks.explores(memory.handoffs.recorded(key)) if memory is not None and key else False
+    explore = (HandoffLooks.explores(memory.handoffs.recorded(key), memory.handoffs.found_at_first_look(key), seen)
+               if memory is not None and key else False)
     looks = HandoffLooks.plan(seen, schedule, explore)
     outcome = yield from _look(target, deadline, schedule, clock, looks, since)
     at_once = since + looks.first <= started and clock() - started < looks.step / 2
     loaded = outcome.result is not None and outcome.result.state == "loaded"
     if memory is not None and key and known_end is not None and loaded and not at_once:
-        memory.handoffs.record(key, clock() - since)
+        delay = clock() - since
+        memory.handoffs.record(key, delay, at_first_look=delay < looks.first + looks.step / 2)
     return outcome
 
 
