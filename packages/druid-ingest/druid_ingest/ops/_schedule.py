@@ -22,6 +22,7 @@ With a detection-latency target (``PollSchedule.detect_within``, T) the dense wi
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,8 @@ from dataclasses import dataclass, field
 from druid_ingest.ops._history import MIN_SAMPLES, DurationHistory, percentile
 from druid_ingest.ops._poll_schedule import PollSchedule
 
-__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "DENSE_SHARE", "PredictedSchedule", "fixed_delay", "run_groups"]
+__all__ = ["DEFAULT_LATENCY", "DEFAULT_SPARSE_CAP", "DENSE_SHARE", "PredictedSchedule", "fixed_delay", "group_spans",
+           "quarter_spread", "run_groups"]
 
 #: seconds between looks around the expected end: the detection latency to expect
 DEFAULT_LATENCY = 15.0
@@ -53,6 +55,25 @@ def run_groups(runs: Sequence[float]) -> list[Sequence[float]]:
                 groups.append(runs[first:i])
             first = i
     return groups
+
+
+def quarter_spread(median: float, low: float, high: float) -> float:
+    """Dense spacing for runs of this median and 5th-95th percentiles: a quarter of their spread (a tight
+    history needs few looks to hit the end), at least a second or 0.5 % of the median run."""
+    return max(1.0, median / 200, (high - low) / 4)
+
+
+@functools.lru_cache(maxsize=256)
+def group_spans(runs: tuple[float, ...]) -> tuple[tuple[float, float, float], ...]:
+    """Per group of ``runs`` (:func:`run_groups`): the running times its dense looks cover (its runs widened by
+    two sample gaps, as ``margin`` widens the window) and their gap. Once per history, not per look: every wait
+    of a datasource shares its history's ``runs``."""
+    spans = []
+    for group in run_groups(runs):
+        gap = quarter_spread(percentile(group, 50), percentile(group, 5), percentile(group, 95))
+        reach = max(gap, 2 * (group[-1] - group[0]) / (len(group) - 1))
+        spans.append((group[0] - reach, group[-1] + reach, gap))
+    return tuple(spans)
 
 
 def fixed_delay(schedule: PollSchedule, poll: int) -> float:
@@ -97,8 +118,7 @@ class PredictedSchedule:
         if self.target is not None:
             width = self.window_end - self.window_start
             return width / math.ceil(width / self.target) if width > 0 else self.target
-        spread = self.history.high - self.history.low
-        return min(self.latency, max(1.0, self.history.median / 200, spread / 4))
+        return min(self.latency, quarter_spread(self.history.median, self.history.low, self.history.high))
 
     @property
     def margin(self) -> float:
@@ -144,10 +164,8 @@ class PredictedSchedule:
         tighter (at least a second or 0.5 % of its median). A history of two sizes (7 s and 44-60 s runs: ``step``
         13 s) then looks ~3.5 s apart near the long runs, as a history of those alone would, not 13 s."""
         gap = min(self.step, max(1.0, DENSE_SHARE * running_for))
-        for group in run_groups(self.history.runs):
-            group_gap = max(1.0, percentile(group, 50) / 200, (percentile(group, 95) - percentile(group, 5)) / 4)
-            reach = max(group_gap, 2 * (group[-1] - group[0]) / (len(group) - 1))  # as ``margin``: two sample gaps
-            if group[0] - reach <= running_for < group[-1] + reach:
+        for start, end, group_gap in group_spans(self.history.runs):
+            if start <= running_for < end:
                 gap = min(gap, group_gap)
         return gap
 
