@@ -60,10 +60,10 @@ def test_check_capacity_reads_once_per_ttl_on_both_clients(fake_druid_factory, m
     client = make_client(fake.url)
     client.client.wait_memory = WaitMemory.on_clock(fake.url, clock.now)
     fake.clear_requests()
-    assert client.check_capacity(1) is None and client.check_capacity(1) is None
+    assert client.check_capacity(2) is None and client.check_capacity(2) is None
     assert _workers(fake) == 1
     clock.sleep(CAPACITY_TTL + 1)
-    client.check_capacity(1)
+    client.check_capacity(2)
     assert _workers(fake) == 2
 
 

@@ -33,6 +33,16 @@ def test_capacity_verdict_levels():
     assert level == "warning" and "at most 2 subtask(s)" in message
 
 
+def test_a_one_slot_plan_asks_nothing_of_the_cluster():
+    op = capacity_verdict(1)
+    try:
+        request = next(op)
+    except StopIteration as stop:
+        assert stop.value is None
+    else:
+        raise AssertionError(f"a one-slot plan sent {request}")
+
+
 def test_capacity_verdict_without_state_read_checks_nothing():
     level, message = _verdict(9, DruidAuthError("403", status=403))
     assert level == "info" and "STATE READ" in message

@@ -32,7 +32,13 @@ def capacity_verdict(peak_slots: int, memory: WaitMemory | None = None) -> Opera
     """The spec's peak slots against the cluster's (``cluster_capacity``: one ``GET /workers``, kept in
     ``memory`` for its TTL): ``error`` when it would deadlock (fail, no retry), ``warning`` when it runs with less
     parallelism, None when it fits. Listing workers needs STATE READ: without it (403) nothing is checked (an
-    ``info`` line says so); a 401 says the credentials were rejected. Every face and ``ingest`` run this one."""
+    ``info`` line says so); a 401 says the credentials were rejected. Every face and ``ingest`` run this one.
+
+    A plan needing one slot is not checked (no request): it cannot deadlock, and the only finding it could get (a
+    cluster with no slot at all right now) is a warning that an autoscaled or restarting cluster makes untrue by the
+    time Druid schedules the task, which waits PENDING for a worker meanwhile."""
+    if peak_slots <= 1:
+        return None
     try:
         capacity = yield from cluster_capacity(memory)
     except DruidAuthError as exc:
