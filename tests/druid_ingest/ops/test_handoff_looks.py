@@ -12,7 +12,14 @@ import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
 from druid_ingest.api import HandoffTarget
 from druid_ingest.ops._history import HANDOFF_KEEP, HandoffLatencies, WaitMemory
-from druid_ingest.ops.gate.looks import EXPLORE_EVERY, FIRST_LOOK, HIGH_MARGIN, WINDOW_END, HandoffLooks
+from druid_ingest.ops.gate.looks import (
+    EXPLORE_EVERY,
+    FIRST_LOOK,
+    HIGH_MARGIN,
+    SETTLED_DELAYS,
+    WINDOW_END,
+    HandoffLooks,
+)
 from druid_ingest.testing import FakeDruid, SimClock
 
 from tests.druid_ingest.sample_specs import day_spec
@@ -35,18 +42,39 @@ def test_learned_delays_place_the_window_at_the_5th_and_past_the_95th_percentile
     assert looks.until == pytest.approx(13.0 * HIGH_MARGIN)  # p95 (nearest rank: the 19th) x the margin
     exploring = HandoffLooks.plan(delays, SCHEDULE, explore=True)
     assert exploring == HandoffLooks(3.0, looks.until, SCHEDULE, 1.0)  # a step before: a quicker one is learned
-    assert HandoffLooks.plan([3.0, 3.0], SCHEDULE).until == 5.0  # at least two steps past it
+    assert HandoffLooks.plan([3.0] * SETTLED_DELAYS, SCHEDULE).until == 5.0  # at least two steps past it
     assert HandoffLooks.plan([5.0], SCHEDULE) == HandoffLooks.plan([], SCHEDULE)  # one delay is no history
 
 
 def test_learned_looks_keep_the_schedules_pace_its_backoff_and_a_first_look_not_before_the_end() -> None:
     fast = PollSchedule(0.5, 10.0, 2.0)
-    looks = HandoffLooks.plan([1.0, 1.0], fast)
+    looks = HandoffLooks.plan([1.0] * SETTLED_DELAYS, fast)
     assert (looks.first, looks.until, looks.step) == (1.0, 2.0, 0.5)  # p5; p95 + two steps (> 1.25 x 1)
     assert HandoffLooks.plan([1.0, 1.0], fast, explore=True).first == 0.5  # p5 - the schedule's own step
     assert [looks.next_delay(2.5, n) for n in (1, 2)] == [fast.delay(1), fast.delay(2)]  # past the window
     assert HandoffLooks.plan([0.2, 0.3], SCHEDULE, explore=True).first == 0.0  # not before the end
     assert HandoffLooks.plan([0.2, 0.3], SCHEDULE).first == 0.2
+
+
+def _seen_at(looks: HandoffLooks, served: float) -> float:
+    """When ``looks`` first finds data served ``served`` seconds after the task's end."""
+    at, past = looks.first, 0
+    while at < served:
+        past += 0 if looks.dense(at) else 1
+        at += looks.next_delay(at, past)
+    return at
+
+
+def test_a_few_quick_handoffs_do_not_narrow_the_window_below_the_usual_one() -> None:
+    """Run 16 on the dev Druid 33: three quick handoffs (1.2-2.0 s) planned a window to 4 s, and a 6.6 s one was
+    seen on the backoff at 9.2 s. Until ``SETTLED_DELAYS`` are known the window still reaches ``WINDOW_END``."""
+    few = HandoffLooks.plan([1.2, 1.6, 2.0], SCHEDULE)
+    assert few.first == 1.2 and few.until == WINDOW_END
+    assert _seen_at(few, 6.6) - 6.6 <= few.step  # was 2.6 s late
+    assert _seen_at(few, 1.5) == 2.2  # a quick one costs what it did
+    settled = HandoffLooks.plan([1.2, 1.6, 2.0, 1.4, 1.8], SCHEDULE)
+    assert settled.until == 4.0  # then the learned window: a slower one is late, looked for on the backoff
+    assert _seen_at(settled, 6.6) - 6.6 > few.step
 
 
 def test_a_look_a_quarter_step_before_the_windows_end_is_past_it() -> None:

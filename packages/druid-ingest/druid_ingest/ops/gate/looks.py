@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from druid_ingest.ops._history import percentile
 from druid_ingest.ops._poll_schedule import PollSchedule
 
-__all__ = ["DENSE_STEP", "EXPLORE_EVERY", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "WINDOW_END", "HandoffLooks"]
+__all__ = ["DENSE_STEP", "EXPLORE_EVERY", "FIRST_LOOK", "HIGH_MARGIN", "MIN_DELAYS", "SETTLED_DELAYS", "WINDOW_END",
+           "HandoffLooks"]
 
 #: seconds between looks in the window: the served → seen lag to expect (goal: <= 2 s at p95, issue 31)
 DENSE_STEP = 1.0
@@ -44,6 +45,10 @@ WINDOW_END = 12.0
 HIGH_MARGIN = 1.25
 #: learned delays needed before the window is planned from them (two give a spread, however rough)
 MIN_DELAYS = 2
+#: until this many are learned the window still reaches ``WINDOW_END``: a datasource's first handoffs can all be
+#: quick on a cluster whose handoffs vary (dev Druid 33: 1.2-2.0 s, then 6.6 s, seen 2.6 s late on the backoff);
+#: looking on costs a listing a second only while the data is not served yet
+SETTLED_DELAYS = 5
 #: one wait in this many (per datasource, by the delays recorded so far) looks first a step before the quickest
 #: delay learned, to learn that handoffs got quicker (the others look at it): 1/4 of a served listing per ingestion
 #: for a window that follows a quicker cluster a step per 4 ingestions
@@ -65,15 +70,19 @@ class HandoffLooks:
         """From the delays (seconds, end → loaded as a wait saw them) this process learned: the first look at their
         5th percentile (nearest rank: the quickest of up to 20), or a step before it when ``explore`` (a delay
         seen at the first look is recorded as that look's time, so only a look before the quickest learns that
-        handoffs got quicker: module doc), the window to their 95th percentile times ``HIGH_MARGIN``. Without
-        (fewer than ``MIN_DELAYS``): ``FIRST_LOOK`` to ``WINDOW_END``. A schedule that polls faster than the step
+        handoffs got quicker: module doc), the window to their 95th percentile times ``HIGH_MARGIN`` (at least to
+        ``WINDOW_END`` while fewer than ``SETTLED_DELAYS`` are known). Without (fewer than ``MIN_DELAYS``):
+        ``FIRST_LOOK`` to ``WINDOW_END``. A schedule that polls faster than the step
         (a test's, a user's) keeps its own pace."""
         step = min(DENSE_STEP, schedule.initial)
         if len(delays) < MIN_DELAYS:
             return cls(min(FIRST_LOOK, schedule.initial), WINDOW_END, schedule, step)
         low, high = percentile(delays, 5), percentile(delays, 95)
         first = max(0.0, low - step) if explore else low
-        return cls(first, max(high * HIGH_MARGIN, high + 2 * step), schedule, step)
+        until = max(high * HIGH_MARGIN, high + 2 * step)
+        if len(delays) < SETTLED_DELAYS:
+            until = max(until, WINDOW_END)
+        return cls(first, until, schedule, step)
 
     @staticmethod
     def explores(recorded: int, found_at_first: bool = False, delays: Sequence[float] = ()) -> bool:
