@@ -6,7 +6,10 @@ schedule); the poller decides *how*: all status queries that arrive within one t
 datasource as one read over the merged span. When the bulk call is refused (403 without STATE WRITE, 404/405 on
 an older Druid or a proxy) it falls back to one ``GET /status`` per task, and remembers that. A cancelled wait
 just drops its future; two waits on one task id share one entry; nothing is persisted, so waits rebuilt after
-a triggerer restart simply query again.
+a triggerer restart simply query again. A status look due later (``StatusQuery.after``: a polling wait's sleep)
+waits in the poller, on one loop timer for all of them, so the wait awaits one future per look (an await's future,
+iterator and wake-up outlive a sleep of seconds and reach the collector's oldest generation: one await per look,
+not a sleep's and then a read's).
 
 Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
@@ -19,6 +22,9 @@ spaced further apart once it goes on (5, then every 10 s), so its cost grows by 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import math
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -64,6 +70,11 @@ LIST_EVERY = 5.0
 LIST_EVERY_MAX = 10.0
 #: datasource filters per ``activeLocks`` POST (one filter each; Druid groups them by datasource)
 LOCK_FILTERS_PER_POST = 500
+#: status looks due later join the batch on this grid (seconds, rounded up): the look waits for the next tick
+#: anyway, and the looks due in one slot move to the batch together
+_GRID = 0.25
+#: how early the loop runs a timer (``BaseEventLoop._clock_resolution``): the slots due within it are due
+_RESOLUTION = time.get_clock_info("monotonic").resolution
 
 Runner = Callable[[Operation[Any]], Awaitable[Any]]
 
@@ -90,6 +101,10 @@ class SharedPoller:
         # a task id's future, or a list of them when two waits ask the same task (a list each would be one more
         # object per look alive across the tick, when young collections run and promote what is in flight)
         self._status: dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]] = {}
+        # the status looks due later, by slot (``_GRID``), a heap of the slots' times and the one timer for them
+        self._later: dict[float, dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]]] = {}
+        self._later_at: list[float] = []
+        self._later_timer: asyncio.TimerHandle | None = None
         self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
         self._served: dict[str, list[tuple[str, asyncio.Future[Any]]]] = {}
         self._ticker: asyncio.Task[None] | None = None
@@ -107,13 +122,10 @@ class SharedPoller:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if isinstance(query, StatusQuery):
-            held = self._status.get(query.task_id)
-            if held is None:
-                self._status[query.task_id] = future
-            elif isinstance(held, list):
-                held.append(future)
-            else:
-                self._status[query.task_id] = [held, future]
+            if query.after > 0:  # due later: held in its slot, no timer or sleep of its own
+                _hold(self._slot(loop, query.after), query.task_id, future)
+                return future
+            _hold(self._status, query.task_id, future)
         elif isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
             self._first.setdefault(query.task_id, []).append((query, future))
             if self._first_ticker is None or self._first_ticker.done():
@@ -127,12 +139,42 @@ class SharedPoller:
             self._ticker = loop.create_task(self._tick())
         return future
 
+    def _slot(self, loop: asyncio.AbstractEventLoop, after: float) -> dict[str, Any]:
+        """The looks due in the slot ``after`` seconds from now (rounded up to ``_GRID``), the timer set for it."""
+        when = math.ceil((loop.time() + after) / _GRID) * _GRID
+        slot = self._later.get(when)
+        if slot is None:
+            slot = self._later[when] = {}
+            heapq.heappush(self._later_at, when)
+            timer = self._later_timer
+            if timer is None or when < timer.when():
+                if timer is not None:
+                    timer.cancel()
+                self._later_timer = loop.call_at(when, self._due, loop)
+        return slot
+
+    def _due(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The slots due now join the next batch (their futures a wait cancelled meanwhile are skipped there)."""
+        self._later_timer = None
+        heap, due = self._later_at, loop.time() + _RESOLUTION
+        while heap and heap[0] <= due:
+            for task_id, held in self._later.pop(heapq.heappop(heap)).items():
+                for future in _futures(held):
+                    _hold(self._status, task_id, future)
+        if heap:
+            self._later_timer = loop.call_at(heap[0], self._due, loop)
+        if self._status and (self._ticker is None or self._ticker.done()):
+            self._ticker = loop.create_task(self._tick())
+
     @property
     def waiting(self) -> int:
-        return (sum(len(_futures(f)) for f in self._status.values())
+        return (sum(len(_futures(f)) for d in (self._status, *self._later.values()) for f in d.values())
                 + sum(len(f) for d in (self._first, self._served) for f in d.values()))
 
     async def close(self) -> None:
+        if self._later_timer is not None:
+            self._later_timer.cancel()
+            self._later_timer = None
         for ticker in (self._ticker, self._first_ticker):
             if ticker is not None and not ticker.done():
                 ticker.cancel()
@@ -313,6 +355,17 @@ class SharedPoller:
                 _settle(futures, error=exc)
                 continue
             _settle(futures, value=ids)
+
+
+def _hold(waiting: dict[str, Any], task_id: str, future: asyncio.Future[Any]) -> None:
+    """File ``future`` under ``task_id``: the future itself, a list only when two waits ask one task."""
+    held = waiting.get(task_id)
+    if held is None:
+        waiting[task_id] = future
+    elif isinstance(held, list):
+        held.append(future)
+    else:
+        waiting[task_id] = [held, future]
 
 
 def _futures(held: asyncio.Future[Any] | list[asyncio.Future[Any]]) -> Sequence[asyncio.Future[Any]]:

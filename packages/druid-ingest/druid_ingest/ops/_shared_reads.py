@@ -19,7 +19,7 @@ from druid_ingest.api import endpoints as ep
 from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError
 from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops.gate.timeline import version_key
-from druid_ingest.wire import Operation, SharedRead, call
+from druid_ingest.wire import Operation, SharedRead, Sleep, call
 
 __all__ = [
     "ServedQuery", "StatusQuery", "TaskQuery", "ceiling_from_locks", "direct", "first_look", "holds_lock",
@@ -32,10 +32,12 @@ class StatusQuery(SharedRead):
     """The current state of ``task_id`` (answered with a TaskStatus; UnknownTaskError if Druid has no such task).
 
     A bulk answer carries only id, state, duration, errorMsg and location: :func:`merge_status` keeps the rest
-    from a full status the wait read before.
+    from a full status the wait read before. ``after``: seconds before the look is due (the wait's sleep since
+    its last look), so a poller holds a polling wait in one await per look, not a sleep's and then a read's.
     """
 
     task_id: str
+    after: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class TaskQuery(SharedRead):
 def direct(query: SharedRead) -> Operation[Any]:
     """The one-request operation that answers ``query`` on its own."""
     if isinstance(query, StatusQuery):
-        return call(ep.status(query.task_id), ep.parse_status)
+        read = call(ep.status(query.task_id), ep.parse_status)
+        return _after(query.after, read) if query.after > 0 else read
     if isinstance(query, TaskQuery):
         return first_look(query.task_id, query.ceiling)
     if not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead this driver does not know
@@ -92,6 +95,11 @@ def merge_status(known: TaskStatus, fresh: TaskStatus) -> TaskStatus:
     # living until the next look and reaching the collector's oldest generation (thousands of waits look a second)
     return known if merged == known else merged
 
+
+def _after(seconds: float, op: Operation[Any]) -> Operation[Any]:
+    """``op`` once ``seconds`` have passed (a status look due later)."""
+    yield Sleep(seconds)
+    return (yield from op)
 
 
 def holds_lock(status: TaskStatus) -> bool:

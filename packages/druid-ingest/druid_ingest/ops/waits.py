@@ -91,9 +91,10 @@ def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
     if wait.first_look > 0:
         yield wait.first_sleep()
     wait.start()
+    after = 0.0
     while True:
         try:
-            status = yield wait.query()
+            status = yield wait.query(after)
         except DruidError as exc:
             step = wait.failed(exc)
             if step is None:
@@ -103,7 +104,11 @@ def _watch(wait: _TaskWait) -> Operation[TaskOutcome]:
             del status  # the answer as read: ``seen`` keeps what the wait needs of it, not it through the sleep
         if isinstance(step, TaskOutcome):
             return step
-        yield Sleep(step)
+        if wait.known is None:  # the next look is a first look again: it is read once the sleep is over
+            yield Sleep(step)
+            after = 0.0
+        else:  # the sleep travels with the read: a poller holds the wait in one await until its answer
+            after = step
 
 
 class _TaskWait:
@@ -164,13 +169,13 @@ class _TaskWait:
         if planner is not None and ran and ran > 0 and not planner.history.low <= ran / 1000 <= planner.history.longest:
             memory.durations.drop(key)
 
-    def query(self) -> TaskQuery | StatusQuery:
+    def query(self, after: float = 0.0) -> TaskQuery | StatusQuery:
         """This look's read. The first look is a full status (createdTime, datasource, runner state) with its lock
         ceiling, and a herd's first looks share one listing and one lock read; later looks may be answered by one
-        bulk call shared with every other wait (``_shared_reads``)."""
+        bulk call shared with every other wait (``_shared_reads``), ``after`` seconds from now."""
         if self.known is None:
             return TaskQuery(self.task_id, self.ceiling, self.memory)
-        return StatusQuery(self.task_id)
+        return StatusQuery(self.task_id, after)
 
     def failed(self, exc: DruidError) -> TaskOutcome | float | None:
         """The look's read raised ``exc``: the seconds until the next look, the outcome when the deadline ends
