@@ -1,5 +1,7 @@
 """A JSON array body read one item at a time, so a long listing is never held parsed all at once (the
-triggerer's peak memory is what a herd's listing of every active task would otherwise set)."""
+triggerer's peak memory is what a herd's listing of every active task would otherwise set), and a JSON object
+body one member at a time (a bulk status answer: each task's body dict dies as soon as it is read, instead of
+living through the whole answer's parsing, when young collections run and promote what is alive)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from druid_ingest.errors import DruidProtocolError
 from druid_ingest.wire import Response
 
-__all__ = ["json_items"]
+__all__ = ["json_items", "json_members"]
 
 _DECODER = json.JSONDecoder()
 
@@ -39,6 +42,45 @@ def json_items(resp: Response) -> Iterator[Any]:
                     break
                 if not text.startswith(",", at):
                     raise ValueError(f"expected ',' or ']' at {at}")
+                at = _blank(text, at + 1)
+        if text[_blank(text, at):]:
+            raise ValueError(f"extra data at {at}")
+    except ValueError:
+        resp.json()  # raises its DruidProtocolError
+        raise
+
+
+def json_members(resp: Response, what: str) -> Iterator[tuple[str, Any]]:
+    """The members of a JSON object body, decoded one by one. A body that is not JSON raises as
+    :meth:`Response.json` does; another JSON value raises DruidProtocolError ("``what`` is not an object")."""
+    try:
+        text = resp.body.decode("utf-8", errors="surrogatepass") if resp.body[:1] == b"{" else ""
+    except UnicodeDecodeError:
+        text = ""
+    if not text:  # anything else (a BOM, blanks, another encoding, no JSON): as Response.json reads it
+        data = resp.json()
+        if not isinstance(data, dict):
+            raise DruidProtocolError(f"{what} is not an object: {resp.text[:200]!r}", url=resp.url)
+        yield from data.items()
+        return
+    try:
+        at = _blank(text, 1)
+        if text.startswith("}", at):
+            at += 1
+        else:
+            while True:
+                key, at = _DECODER.raw_decode(text, at)
+                at = _blank(text, at)
+                if not isinstance(key, str) or not text.startswith(":", at):
+                    raise ValueError(f"expected a key and ':' at {at}")
+                value, at = _DECODER.raw_decode(text, _blank(text, at + 1))
+                yield key, value
+                at = _blank(text, at)
+                if text.startswith("}", at):
+                    at += 1
+                    break
+                if not text.startswith(",", at):
+                    raise ValueError(f"expected ',' or '}}' at {at}")
                 at = _blank(text, at + 1)
         if text[_blank(text, at):]:
             raise ValueError(f"extra data at {at}")
