@@ -10,6 +10,7 @@ against the fake Druid.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import logging
 
@@ -117,3 +118,43 @@ def test_an_outage_reaches_every_wait_whose_look_was_due_and_they_look_again(fak
     lost = {i for i in ids if any(i in line and "unreachable while" in line for line in lines)}
     back = {i for i in ids if any(i in line and "reachable again" in line for line in lines)}
     assert lost == back == set(ids)  # every wait saw the outage, and its end
+
+
+def test_a_polling_wait_sleeps_through_its_looks_and_its_progress_keeps_its_context(fake_druid_factory) -> None:
+    """The poller steps a polling wait from look to look: its task awaits one future across them (before: one per
+    look, each leaving a future, an iterator and a wake-up behind), and its progress lines are written in its
+    task's context (a triggerer routes a log line to its trigger by the context's log variables)."""
+    fake = fake_druid_factory(task_duration=3.0, pending_delay=0.0, worker_capacity=100)
+    ids = submit(fake, 12, datasources=2)
+    who: contextvars.ContextVar[str] = contextvars.ContextVar("who")
+    lines: list[tuple[str, str]] = []
+
+    async def wait(client: AsyncDruidClient, task_id: str) -> object:
+        who.set(task_id)
+        return await client.watch_task(task_id, 30, EVERY, lambda p: lines.append((who.get(), p.status.task_id)),
+                                       predict=False)
+
+    async def run() -> tuple[list, list[set[int]]]:
+        client = AsyncDruidClient(ClusterConfig(url=fake.url), RETRY, shared=True, tick=0.1)
+        poller = client.poller
+        assert poller is not None
+        try:
+            waits = [asyncio.ensure_future(wait(client, i)) for i in ids]
+            while poller.stats["first looks"] < len(ids):
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.1)
+            awaited: list[set[int]] = [set() for _ in ids]
+            for _ in range(20):  # 1 s: a look each at least, while every task still runs
+                await asyncio.sleep(0.05)
+                for seen, task in zip(awaited, waits, strict=True):
+                    if not task.done():
+                        seen.add(id(task._fut_waiter))  # type: ignore[attr-defined]
+            return list(await asyncio.gather(*waits)), awaited
+        finally:
+            await client.close()
+
+    outcomes, awaited = asyncio.run(run())
+    assert [getattr(o, "kind", o) for o in outcomes] == ["success"] * len(ids)
+    assert all(len(seen) == 1 for seen in awaited), awaited  # one await across the looks
+    assert lines and all(mine == task_id for mine, task_id in lines)  # each line in its own wait's context
+    assert {task_id for _, task_id in lines} == set(ids)

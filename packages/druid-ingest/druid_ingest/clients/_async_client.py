@@ -24,7 +24,7 @@ from druid_ingest.clients._endpoint_calls import AsyncMode
 from druid_ingest.clients._facade import ClientFacade
 from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
 from druid_ingest.errors import DruidError
-from druid_ingest.ops import direct
+from druid_ingest.ops import StatusQuery, direct
 from druid_ingest.wire import (
     ClusterConfig,
     Exchange,
@@ -253,11 +253,22 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
         whole wait, so each local costs ten thousand slots."""
         reply: Any = None
         error: DruidError | None = None
-        action: Request | Sleep | Progress | SharedRead | None
+        action: Request | Sleep | Progress | SharedRead | None = None
+        pending: Awaitable[Any] | None
         try:
             while True:
-                action = op.throw(error) if error is not None else op.send(reply)
+                if action is None:  # else: the action the poller handed back
+                    action = op.throw(error) if error is not None else op.send(reply)
                 error, reply, pending = None, None, None
+                if poller is not None and isinstance(action, StatusQuery):
+                    # a status look: the poller steps the wait from look to look (``SharedPoller.follow``), and
+                    # this task wakes once the wait wants anything else, not at each look
+                    pending = poller.follow(op, action, on_progress)
+                    action = None
+                    done, action = await pending
+                    if done:
+                        return cast(T, action)
+                    continue
                 if isinstance(action, Sleep) and action.seconds > 0:
                     # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
                     # thousands of sleeping waits, nor a timer of its own: a future the loop's one timer for
@@ -289,6 +300,7 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
                         reply = await drive_exchange(exchange(action, self.config, self.retry), self.transport)
                     except DruidError as exc:
                         error = exc
+                action = None
         except StopIteration as stop:
             return cast(T, stop.value)
 

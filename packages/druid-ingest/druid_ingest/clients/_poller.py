@@ -7,9 +7,10 @@ datasource as one read over the merged span. When the bulk call is refused (403 
 an older Druid or a proxy) it falls back to one ``GET /status`` per task, and remembers that. A cancelled wait
 just drops its future; two waits on one task id share one entry; nothing is persisted, so waits rebuilt after
 a triggerer restart simply query again. A status look due later (``StatusQuery.after``: a polling wait's sleep)
-waits in the poller, on one loop timer for all of them, so the wait awaits one future per look (an await's future,
-iterator and wake-up outlive a sleep of seconds and reach the collector's oldest generation: one await per look,
-not a sleep's and then a read's).
+waits in the poller, on one loop timer for all of them, and a polling wait's task hands its operation over at its
+first status look (:meth:`SharedPoller.follow`, ``_follow``): the poller steps it from look to look, and the task
+wakes only when the wait wants something else (an await per look leaves a future, an iterator and a wake-up that
+outlive a sleep of seconds and reach the collector's oldest generation).
 
 Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
@@ -26,13 +27,14 @@ import heapq
 import math
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timezone
 from typing import Any
 
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import endpoints as ep
+from druid_ingest.clients._follow import Held, follower, futures_of, hold, is_gone, settle, step
 from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError, UnknownTaskError
 from druid_ingest.ops import (
     ServedQuery,
@@ -46,7 +48,7 @@ from druid_ingest.ops import (
     task_history,
 )
 from druid_ingest.planning import parse_interval
-from druid_ingest.wire import Operation, SharedRead, call
+from druid_ingest.wire import Operation, ProgressSink, SharedRead, call
 
 __all__ = ["DEFAULT_TICK", "LIST_EVERY", "LIST_EVERY_MAX", "LIST_MIN", "LOCK_FILTERS_PER_POST", "SharedPoller"]
 
@@ -98,11 +100,10 @@ class SharedPoller:
         self.listing_allowed = True
         self.locks_allowed = True
         self.stats: Counter[str] = Counter()
-        # a task id's future, or a list of them when two waits ask the same task (a list each would be one more
-        # object per look alive across the tick, when young collections run and promote what is in flight)
-        self._status: dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]] = {}
+        # a task id's future or follower, or a list of them when two waits ask the same task (``_follow.hold``)
+        self._status: dict[str, Held] = {}
         # the status looks due later, by slot (``_GRID``), a heap of the slots' times and the one timer for them
-        self._later: dict[float, dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]]] = {}
+        self._later: dict[float, dict[str, Held]] = {}
         self._later_at: list[float] = []
         self._later_timer: asyncio.TimerHandle | None = None
         self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
@@ -122,22 +123,37 @@ class SharedPoller:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if isinstance(query, StatusQuery):
-            if query.after > 0:  # due later: held in its slot, no timer or sleep of its own
-                _hold(self._slot(loop, query.after), query.task_id, future)
-                return future
-            _hold(self._status, query.task_id, future)
-        elif isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
+            self._file(loop, query, future)
+            return future
+        if isinstance(query, TaskQuery):  # first looks keep their own pace: not held back by the status tick
             self._first.setdefault(query.task_id, []).append((query, future))
             if self._first_ticker is None or self._first_ticker.done():
                 self._first_ticker = loop.create_task(self._tick_first())
             return future
-        elif not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead the poller does not batch
+        if not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead the poller does not batch
             return self._run(direct(query))
-        else:
-            self._served.setdefault(query.datasource, []).append((query.span, future))
+        self._served.setdefault(query.datasource, []).append((query.span, future))
         if self._ticker is None or self._ticker.done():
             self._ticker = loop.create_task(self._tick())
         return future
+
+    def follow(self, op: Operation[Any], query: StatusQuery, on_progress: ProgressSink | None,
+               ) -> asyncio.Future[tuple[bool, Any]]:
+        """Answer ``query``, the look ``op`` just yielded, and step ``op`` on from there as long as it only looks
+        (``_follow.step``). The calling task awaits the future: ``(False, action)`` for the first other action,
+        ``(True, value)`` when ``op`` returned; it raises what ``op`` raised. Cancelling it drops the wait."""
+        wait = follower(op, on_progress)
+        self._file(asyncio.get_running_loop(), query, wait)
+        return wait[3]
+
+    def _file(self, loop: asyncio.AbstractEventLoop, query: StatusQuery, item: Any) -> None:
+        """A status look into the next batch, or, due later, into its slot (no timer or sleep of its own)."""
+        if query.after > 0:
+            hold(self._slot(loop, query.after), query.task_id, item)
+            return
+        hold(self._status, query.task_id, item)
+        if self._ticker is None or self._ticker.done():
+            self._ticker = loop.create_task(self._tick())
 
     def _slot(self, loop: asyncio.AbstractEventLoop, after: float) -> dict[str, Any]:
         """The looks due in the slot ``after`` seconds from now (rounded up to ``_GRID``), the timer set for it."""
@@ -159,8 +175,8 @@ class SharedPoller:
         heap, due = self._later_at, loop.time() + _RESOLUTION
         while heap and heap[0] <= due:
             for task_id, held in self._later.pop(heapq.heappop(heap)).items():
-                for future in _futures(held):
-                    _hold(self._status, task_id, future)
+                for wait in futures_of(held):
+                    hold(self._status, task_id, wait)
         if heap:
             self._later_timer = loop.call_at(heap[0], self._due, loop)
         if self._status and (self._ticker is None or self._ticker.done()):
@@ -168,7 +184,7 @@ class SharedPoller:
 
     @property
     def waiting(self) -> int:
-        return (sum(len(_futures(f)) for d in (self._status, *self._later.values()) for f in d.values())
+        return (sum(len(futures_of(f)) for d in (self._status, *self._later.values()) for f in d.values())
                 + sum(len(f) for d in (self._first, self._served) for f in d.values()))
 
     async def close(self) -> None:
@@ -214,23 +230,26 @@ class SharedPoller:
             self._alone = 0 if listing else self._alone + len(first)
             await self._answer_first(first, listing)
 
-    async def _answer_statuses(self, waiting: dict[str, asyncio.Future[Any] | list[asyncio.Future[Any]]]) -> None:
-        ids = [task_id for task_id, held in waiting.items() if any(not f.done() for f in _futures(held))]
+    async def _answer_statuses(self, waiting: dict[str, Held]) -> None:
+        ids = [task_id for task_id, held in waiting.items() if not all(is_gone(w) for w in futures_of(held))]
         if not ids:
             return
         try:
-            found = await self._statuses(ids)
+            found: dict[str, TaskStatus] | None = await self._statuses(ids)
+            error: DruidError | None = None
         except DruidError as exc:
-            for futures in waiting.values():
-                _settle(futures, error=exc)
-            return
-        self.stats["answered"] += sum(len(_futures(held)) for held in waiting.values())
-        for task_id, futures in waiting.items():
-            status = found.get(task_id)
-            if status is None:
-                _settle(futures, error=UnknownTaskError(task_id))
-            else:
-                _settle(futures, value=status)
+            found, error = None, exc
+        if found is not None:
+            self.stats["answered"] += sum(len(futures_of(held)) for held in waiting.values())
+        loop = asyncio.get_running_loop()
+        for task_id, held in waiting.items():
+            status = found.get(task_id) if found is not None else None
+            gone = UnknownTaskError(task_id) if found is not None and status is None else error
+            for wait in futures_of(held):
+                if not isinstance(wait, tuple):
+                    settle(wait, value=status, error=gone)
+                elif (query := step(wait, status, gone)) is not None:
+                    self._file(loop, query, wait)
 
     async def _statuses(self, ids: list[str]) -> dict[str, TaskStatus]:
         if self.bulk_allowed:
@@ -263,7 +282,7 @@ class SharedPoller:
             found.update(await self._listed(list(live)) if listing else {})
         except DruidError as exc:
             for wanted in live.values():
-                _settle([f for _, f in wanted], error=exc)
+                settle([f for _, f in wanted], error=exc)
             return
         missing = [i for i in live if i not in found]
         answers = await asyncio.gather(*(self._one_status(i) for i in missing))
@@ -278,10 +297,10 @@ class SharedPoller:
             answer = found[task_id]
             for query, future in wanted:
                 if isinstance(answer, DruidError):
-                    _settle([future], error=answer)
+                    settle([future], error=answer)
                     continue
                 ceiling = query.ceiling or ceilings.get(task_id)
-                _settle([future], value=replace(answer, version_ceiling=ceiling) if ceiling else answer)
+                settle([future], value=replace(answer, version_ceiling=ceiling) if ceiling else answer)
 
     async def _listed(self, ids: list[str]) -> dict[str, TaskStatus]:
         """The active tasks among ``ids`` from one listing, for a herd; the next listing of the same herd comes
@@ -352,37 +371,9 @@ class SharedPoller:
                 self.stats["served"] += 1
                 ids = await self._run(direct(ServedQuery(datasource, span)))
             except DruidError as exc:
-                _settle(futures, error=exc)
+                settle(futures, error=exc)
                 continue
-            _settle(futures, value=ids)
-
-
-def _hold(waiting: dict[str, Any], task_id: str, future: asyncio.Future[Any]) -> None:
-    """File ``future`` under ``task_id``: the future itself, a list only when two waits ask one task."""
-    held = waiting.get(task_id)
-    if held is None:
-        waiting[task_id] = future
-    elif isinstance(held, list):
-        held.append(future)
-    else:
-        waiting[task_id] = [held, future]
-
-
-def _futures(held: asyncio.Future[Any] | list[asyncio.Future[Any]]) -> Sequence[asyncio.Future[Any]]:
-    """A task id's futures, made a sequence only when read (a tuple gone at once, not a list alive across the
-    bulk read, when the tick's young collections run)."""
-    return held if isinstance(held, list) else (held,)
-
-
-def _settle(futures: asyncio.Future[Any] | Sequence[asyncio.Future[Any]], *, value: Any = None,
-            error: BaseException | None = None) -> None:
-    for future in (futures,) if isinstance(futures, asyncio.Future) else futures:
-        if future.done():
-            continue
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
+            settle(futures, value=ids)
 
 
 def _merge_spans(wanted: list[tuple[str, asyncio.Future[Any]]]) -> list[tuple[str, list[asyncio.Future[Any]]]]:
