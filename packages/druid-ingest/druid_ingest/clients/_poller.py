@@ -188,9 +188,8 @@ class SharedPoller:
                 + sum(len(f) for d in (self._first, self._served) for f in d.values()))
 
     async def close(self) -> None:
-        if self._later_timer is not None:
-            self._later_timer.cancel()
-            self._later_timer = None
+        """Stop the tickers. Looks filed for later still go out when due (as a wait's own sleep used to end in a
+        look): the loop's one timer for them is left to run."""
         for ticker in (self._ticker, self._first_ticker):
             if ticker is not None and not ticker.done():
                 ticker.cancel()
