@@ -1,11 +1,13 @@
-"""The loop's shared sleeps (``_async_client._Sleeps``): waits waking in one slot share its future, and cancelling
-one of them (a trigger the triggerer stops) neither cancels the others nor wakes them before their time."""
+"""The loop's shared sleeps (``_async_client._sleep``, on a ``SlotTimer``): waits waking in one slot share its
+future, and cancelling one of them (a trigger the triggerer stops) neither cancels the others nor wakes them
+before their time."""
 
 from __future__ import annotations
 
 import asyncio
 
-from druid_ingest.clients._async_client import _GRID, AsyncDruidClient, _sleep
+from druid_ingest.clients._async_client import AsyncDruidClient, _sleep
+from druid_ingest.clients._slot_timer import GRID
 from druid_ingest.ops._poll_schedule import PollSchedule
 from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
@@ -18,7 +20,7 @@ RETRY = RetryPolicy(max_attempts=3, initial_delay=0.02, max_delay=0.05, deadline
 
 def test_sleeps_ending_in_one_slot_share_its_future() -> None:
     async def run() -> tuple[bool, bool]:
-        first, second, later = _sleep(0.3), _sleep(0.3), _sleep(0.3 + 2 * _GRID)
+        first, second, later = _sleep(0.3), _sleep(0.3), _sleep(0.3 + 2 * GRID)
         await asyncio.gather(first, second)
         return first is second, later is first
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import math
 import os
 import socket
 import ssl
@@ -23,6 +21,7 @@ import aiohttp
 from druid_ingest.clients._endpoint_calls import AsyncMode
 from druid_ingest.clients._facade import ClientFacade
 from druid_ingest.clients._poller import DEFAULT_TICK, SharedPoller
+from druid_ingest.clients._slot_timer import SlotTimer
 from druid_ingest.errors import DruidError
 from druid_ingest.ops import StatusQuery, direct
 from druid_ingest.wire import (
@@ -153,19 +152,11 @@ async def drive_exchange(ex: Exchange, transport: AiohttpTransport) -> Response:
         return response
 
 
-#: how early the loop runs a timer (``BaseEventLoop._clock_resolution``): the sleeps due within it wake together
-_RESOLUTION = time.get_clock_info("monotonic").resolution
-
-
-#: sleeps end on this grid (seconds, rounded up), so the waits waking in one slot share its one future: a look
-#: after its sleep waits for the poller's next 1 s tick anyway
-_GRID = 0.25
-
-
 class _Wake(asyncio.Future[None]):
-    """One slot's future, shared by every wait sleeping to it. A task cancelled while awaiting it would cancel
-    it for all; here cancelling wakes the slot early instead (returning False, so the task raises its own
-    CancelledError once woken) and the other waits, seeing ``early``, sleep again for what is left."""
+    """One sleep slot's future (``SlotTimer``), shared by every wait sleeping to it. A task cancelled while
+    awaiting it would cancel it for all; here cancelling wakes the slot early instead (returning False, so the
+    task raises its own CancelledError once woken) and the other waits, seeing ``early``, sleep again for what is
+    left."""
 
     early = False
 
@@ -176,54 +167,26 @@ class _Wake(asyncio.Future[None]):
         return False
 
 
-class _Sleeps:
-    """Every sleep of one event loop's Druid waits on one loop timer: the slots' futures (``_GRID``) and a heap
-    of their times. ``loop.call_later`` per sleep costs a ``TimerHandle``, a context copy and an argument tuple
-    per sleeping wait, a future of its own another two objects, each reaching the collector's oldest generation
-    since a wait sleeps 5 to 60 s; here a sleeping wait costs its place in its slot's callbacks."""
-
-    __slots__ = ("heap", "slots", "timer")
-
-    def __init__(self) -> None:
-        self.heap: list[float] = []
-        self.slots: dict[float, _Wake] = {}
-        self.timer: asyncio.TimerHandle | None = None
-
-    def sleep(self, loop: asyncio.AbstractEventLoop, seconds: float) -> _Wake:
-        """The future of the slot ``seconds`` from now (rounded up to ``_GRID``), which the loop resolves then."""
-        when = math.ceil((loop.time() + seconds) / _GRID) * _GRID
-        woken = self.slots.get(when)
-        if woken is not None and not woken.done():
-            return woken
-        woken = self.slots[when] = _Wake(loop=loop)
-        heapq.heappush(self.heap, when)
-        if self.timer is None or when < self.timer.when():
-            if self.timer is not None:
-                self.timer.cancel()
-            self.timer = loop.call_at(when, self._fire, loop)
-        return woken
-
-    def _fire(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.timer = None
-        heap, due = self.heap, loop.time() + _RESOLUTION
-        while heap and heap[0] <= due:
-            woken = self.slots.pop(heapq.heappop(heap), None)
-            if woken is not None and not woken.done():
-                woken.set_result(None)
-        if heap:
-            self.timer = loop.call_at(heap[0], self._fire, loop)
+def _new_wake(loop: asyncio.AbstractEventLoop) -> _Wake:
+    return _Wake(loop=loop)
 
 
-#: event loop -> its sleeps
-_SLEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Sleeps] = weakref.WeakKeyDictionary()
+def _wake(woken: _Wake) -> None:
+    if not woken.done():
+        woken.set_result(None)
+
+
+#: event loop -> its waits' sleeps, one future per slot (a sleeping wait costs its place in its slot's callbacks)
+_SLEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SlotTimer[_Wake]] = weakref.WeakKeyDictionary()
 
 
 def _sleep(seconds: float) -> _Wake:
+    """The future of the sleep slot ``seconds`` from now, which the loop resolves then."""
     loop = asyncio.get_running_loop()
     sleeps = _SLEEPS.get(loop)
     if sleeps is None:
-        sleeps = _SLEEPS[loop] = _Sleeps()
-    return sleeps.sleep(loop, seconds)
+        sleeps = _SLEEPS[loop] = SlotTimer(_new_wake, _wake, _Wake.done)
+    return sleeps.slot(loop, seconds)
 
 
 class AsyncDruidClient(ClientFacade[AsyncMode]):
@@ -272,7 +235,7 @@ class AsyncDruidClient(ClientFacade[AsyncMode]):
                 if isinstance(action, Sleep) and action.seconds > 0:
                     # ``asyncio.sleep`` without its coroutine, whose frame a triggerer would keep for each of its
                     # thousands of sleeping waits, nor a timer of its own: a future the loop's one timer for
-                    # every wait's sleep resolves (``_Sleeps``)
+                    # every wait's sleep resolves (``_sleep``)
                     until = asyncio.get_running_loop().time() + action.seconds
                     woken = _sleep(action.seconds)
                     action = None  # the Sleep (and its float) is not kept while the timer runs

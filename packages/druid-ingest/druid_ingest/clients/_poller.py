@@ -23,9 +23,6 @@ spaced further apart once it goes on (5, then every 10 s), so its cost grows by 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import math
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -35,6 +32,7 @@ from typing import Any
 from druid_ingest.api import TaskStatus
 from druid_ingest.api import endpoints as ep
 from druid_ingest.clients._follow import Held, follower, futures_of, hold, is_gone, settle, step
+from druid_ingest.clients._slot_timer import SlotTimer
 from druid_ingest.errors import DruidAuthError, DruidError, DruidNotFoundError, DruidValidationError, UnknownTaskError
 from druid_ingest.ops import (
     ServedQuery,
@@ -72,11 +70,6 @@ LIST_EVERY = 5.0
 LIST_EVERY_MAX = 10.0
 #: datasource filters per ``activeLocks`` POST (one filter each; Druid groups them by datasource)
 LOCK_FILTERS_PER_POST = 500
-#: status looks due later join the batch on this grid (seconds, rounded up): the look waits for the next tick
-#: anyway, and the looks due in one slot move to the batch together
-_GRID = 0.25
-#: how early the loop runs a timer (``BaseEventLoop._clock_resolution``): the slots due within it are due
-_RESOLUTION = time.get_clock_info("monotonic").resolution
 
 Runner = Callable[[Operation[Any]], Awaitable[Any]]
 
@@ -102,10 +95,8 @@ class SharedPoller:
         self.stats: Counter[str] = Counter()
         # a task id's future or follower, or a list of them when two waits ask the same task (``_follow.hold``)
         self._status: dict[str, Held] = {}
-        # the status looks due later, by slot (``_GRID``), a heap of the slots' times and the one timer for them
-        self._later: dict[float, dict[str, Held]] = {}
-        self._later_at: list[float] = []
-        self._later_timer: asyncio.TimerHandle | None = None
+        # the status looks due later, by slot, on one loop timer
+        self._later: SlotTimer[dict[str, Held]] = SlotTimer(_no_looks, self._due)
         self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
         self._served: dict[str, list[tuple[str, asyncio.Future[Any]]]] = {}
         self._ticker: asyncio.Task[None] | None = None
@@ -149,42 +140,23 @@ class SharedPoller:
     def _file(self, loop: asyncio.AbstractEventLoop, query: StatusQuery, item: Any) -> None:
         """A status look into the next batch, or, due later, into its slot (no timer or sleep of its own)."""
         if query.after > 0:
-            hold(self._slot(loop, query.after), query.task_id, item)
+            hold(self._later.slot(loop, query.after), query.task_id, item)
             return
         hold(self._status, query.task_id, item)
         if self._ticker is None or self._ticker.done():
             self._ticker = loop.create_task(self._tick())
 
-    def _slot(self, loop: asyncio.AbstractEventLoop, after: float) -> dict[str, Any]:
-        """The looks due in the slot ``after`` seconds from now (rounded up to ``_GRID``), the timer set for it."""
-        when = math.ceil((loop.time() + after) / _GRID) * _GRID
-        slot = self._later.get(when)
-        if slot is None:
-            slot = self._later[when] = {}
-            heapq.heappush(self._later_at, when)
-            timer = self._later_timer
-            if timer is None or when < timer.when():
-                if timer is not None:
-                    timer.cancel()
-                self._later_timer = loop.call_at(when, self._due, loop)
-        return slot
-
-    def _due(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The slots due now join the next batch (their futures a wait cancelled meanwhile are skipped there)."""
-        self._later_timer = None
-        heap, due = self._later_at, loop.time() + _RESOLUTION
-        while heap and heap[0] <= due:
-            for task_id, held in self._later.pop(heapq.heappop(heap)).items():
-                for wait in futures_of(held):
-                    hold(self._status, task_id, wait)
-        if heap:
-            self._later_timer = loop.call_at(heap[0], self._due, loop)
+    def _due(self, looks: dict[str, Held]) -> None:
+        """A slot's looks, now due, join the next batch (a future a wait cancelled meanwhile is skipped there)."""
+        for task_id, held in looks.items():
+            for wait in futures_of(held):
+                hold(self._status, task_id, wait)
         if self._status and (self._ticker is None or self._ticker.done()):
-            self._ticker = loop.create_task(self._tick())
+            self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
     @property
     def waiting(self) -> int:
-        return (sum(len(futures_of(f)) for d in (self._status, *self._later.values()) for f in d.values())
+        return (sum(len(futures_of(f)) for d in (self._status, *self._later.held()) for f in d.values())
                 + sum(len(f) for d in (self._first, self._served) for f in d.values()))
 
     async def close(self) -> None:
@@ -373,6 +345,10 @@ class SharedPoller:
                 settle(futures, error=exc)
                 continue
             settle(futures, value=ids)
+
+
+def _no_looks(loop: asyncio.AbstractEventLoop) -> dict[str, Held]:
+    return {}
 
 
 def _merge_spans(wanted: list[tuple[str, asyncio.Future[Any]]]) -> list[tuple[str, list[asyncio.Future[Any]]]]:
