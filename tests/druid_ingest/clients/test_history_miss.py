@@ -7,8 +7,6 @@ sockets against the fake, through the shared poller; the cache ages on a simulat
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Generator
-from typing import Any
 
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._sync_client import DruidClient
@@ -20,6 +18,7 @@ from druid_ingest.wire._config import ClusterConfig
 from druid_ingest.wire._retry import RetryPolicy
 
 from tests.druid_ingest.clients.herd_tasks import submit
+from tests.druid_ingest.history_race import success_after_send
 
 FAST = PollSchedule(initial=0.05, max_delay=0.1, multiplier=1.0)
 SLOW = PollSchedule(initial=30.0, max_delay=60.0, multiplier=1.5)
@@ -85,22 +84,8 @@ def test_a_miss_read_across_a_success_is_not_kept(fake_druid_factory) -> None:
     fake: FakeDruid = fake_druid_factory()
     cache = HistoryCache(clock=SimClock().now)
     key = (fake.url, "fresh", "index_parallel")
-
-    def across_a_success() -> Generator[Any, Any, Any]:
-        """``task_history``, with the success seen after its read was sent (the operation protocol, driven
-        by the real client)."""
-        inner = task_history(*key, cache)
-        step = next(inner)
-        cache.ran(key)
-        while True:
-            answer = yield step
-            try:
-                step = inner.send(answer)
-            except StopIteration as stop:
-                return stop.value
-
     with DruidClient(ClusterConfig(url=fake.url), RETRY) as client:
-        assert client._run(across_a_success()) is None
+        assert client._run(success_after_send(task_history(*key, cache), cache, key)) is None
         assert cache.get(key) == (False, None)  # not kept
         assert client._run(task_history(*key, cache)) is None
         assert cache.get(key) == (True, None)  # kept: no success since this read began

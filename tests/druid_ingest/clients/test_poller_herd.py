@@ -3,7 +3,7 @@
 A wait's first look is a full status (createdTime, datasource, runner state) and, for a task holding its lock,
 the lock ceiling (``activeLocks``). One wait alone still asks ``GET /status`` and one ``activeLocks`` POST; a
 herd is answered by one active-task listing, one ``activeLocks`` POST carrying one filter per datasource, and one
-history read per datasource. Counted by the fake Druid over real sockets.
+history read for all its datasources (``ops.many_histories``). Counted by the fake Druid over real sockets.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from druid_ingest.api import endpoints as ep
 from druid_ingest.clients._async_client import AsyncDruidClient
 from druid_ingest.clients._poller import LIST_MIN
 from druid_ingest.clients._sync_client import DruidClient
@@ -73,7 +74,9 @@ def test_a_herd_of_300_waits_costs_at_most_two_requests_per_100(fake_druid_facto
     seen = kinds(fake)
     assert seen.get("status", 0) == 0, seen  # no per-task first look
     assert seen.get("POST activeLocks", 0) == 1, seen  # one POST, one filter per datasource
-    assert len(fake.requests) <= 6, seen  # <= 2 per 100 waits: listing, locks, 3 histories (+ a spare)
+    histories = [r.query_string for r in fake.requests if r.path.endswith("/tasks") and "complete" in r.query_string]
+    assert histories == [f"state=complete&max=150&createdTimeInterval={ep.ANY_CREATED_TIME}"], histories  # one read
+    assert len(fake.requests) <= 4, seen  # listing, locks, one history read (+ a spare)
 
 
 def test_the_herd_finds_the_same_lock_ceiling_as_a_lone_wait(fake_druid_factory) -> None:

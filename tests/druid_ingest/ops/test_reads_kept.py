@@ -20,6 +20,8 @@ from druid_ingest.wire import call
 
 from tests.druid_ingest.sample_specs import day_spec
 
+#: what every history read adds: every completed task, not only those Druid lists by default (the last day's)
+EVER = f"createdTimeInterval={ep.ANY_CREATED_TIME}"
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.1, max_delay=0.5, deadline=20, jitter=False)
 
 
@@ -140,13 +142,13 @@ def test_the_history_of_a_parallel_ingestion_counts_runs_its_subtasks_crowd_out(
         fake.clear_requests()
         history = client._run(task_history(fake.url, "crowded", "index_parallel", cache))
         assert history is not None and history.samples == 20
-        assert _history_reads(fake) == ["state=complete&datasource=crowded&max=50",
-                                        "state=complete&datasource=crowded&max=313"]  # 1.5 x 50 runs x 50/12
+        assert _history_reads(fake) == [f"state=complete&datasource=crowded&max=50&{EVER}",
+                                        f"state=complete&datasource=crowded&max=313&{EVER}"]  # 1.5x50 runs x 50/12
         clock.sleep(7200)  # past the history's TTL
         fake.clear_requests()
         again = client._run(task_history(fake.url, "crowded", "index_parallel", cache))
         assert again is not None and again.samples == 20
-        assert _history_reads(fake) == ["state=complete&datasource=crowded&max=313"]
+        assert _history_reads(fake) == [f"state=complete&datasource=crowded&max=313&{EVER}"]
 
 
 def test_the_history_of_a_sequential_ingestion_is_one_read(fake_druid_factory) -> None:
@@ -174,3 +176,18 @@ def test_a_run_outside_the_kept_history_makes_the_next_wait_read_it_again(fake_d
             reads.append(sum(r.path.endswith("/tasks") for r in fake.requests))
             clock.sleep(10)  # well within the history's TTL (900 s at least)
     assert reads == [1, 0, 0, 1]  # read, kept, kept (the 200 s run was planned from it), read again after it
+
+
+def test_a_daily_datasource_s_history_reaches_past_the_last_day(fake_druid_factory) -> None:
+    """Druid lists only the last day's completed tasks unless asked for an interval (``recentlyFinishedThreshold``):
+    a daily ingestion's history read without one finds one run, too few to predict from, every day."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5)
+    for n in range(10):  # ten daily runs, the last an hour ago
+        spec = day_spec(f"2026-10-{n + 1:02d}", datasource="daily", k=1, dynamic=True)
+        fake.seed_tasks([{**spec, "id": f"daily_{n}"}])
+        clock.sleep(86400 if n < 9 else 3600)
+    with _client(fake, clock) as client:
+        history = client._run(task_history(fake.url, "daily", "index_parallel", HistoryCache(clock=clock.now)))
+    assert history is not None and history.samples == 10
+    assert history.every is not None and abs(history.every - 86400) < 1  # the cadence: daily

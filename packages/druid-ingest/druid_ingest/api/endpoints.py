@@ -55,9 +55,11 @@ from druid_ingest.api._segment_endpoints import (
 )
 from druid_ingest.api._sql_endpoints import parse_sql_result, sql_query
 from druid_ingest.api._task_statuses import (
+    ANY_CREATED_TIME,
     EPOCH,
     active_tasks,
     bulk_status,
+    completed_tasks,
     parse_bulk_status,
     parse_status,
     parse_tasks,
@@ -71,6 +73,7 @@ from druid_ingest.planning import SQL_TASK_PATH
 from druid_ingest.wire import Request, Response, Service, raise_for_status, seg
 
 __all__ = [
+    "ANY_CREATED_TIME",
     "AUDIT_AUTHOR",
     "COORD",
     "EPOCH",
@@ -89,6 +92,7 @@ __all__ = [
     "compaction_config_history",
     "compaction_supervisor",
     "compaction_supervisors_enabled",
+    "completed_tasks",
     "data_servers",
     "delete_compaction_config",
     "druid_version",

@@ -161,8 +161,9 @@ class EndpointCalls(ClientBase[Mode]):
     def completed_tasks(
         self, datasource: str | None = None, limit: int | None = 100, task_type: str | None = None
     ) -> Any:
-        """Recent completed tasks (newest first), optionally of one ``task_type``, e.g. to learn p95 durations."""
-        return self._run(call(ep.tasks("complete", datasource, limit, task_type), ep.parse_tasks))
+        """The newest ``limit`` completed tasks however old (without a limit: Druid's default, the last day's),
+        optionally of one ``task_type`` (filtered after ``limit``), e.g. to learn p95 durations."""
+        return self._run(call(ep.completed_tasks(datasource, limit, task_type), ep.parse_tasks))
 
     @overload
     def is_leader(self: EndpointCalls[SyncMode]) -> bool: ...

@@ -43,6 +43,7 @@ from druid_ingest.ops import (
     direct,
     holds_lock,
     listed_ceiling,
+    many_histories,
     task_history,
 )
 from druid_ingest.planning import parse_interval
@@ -327,10 +328,19 @@ class SharedPoller:
         return out
 
     async def _histories(self, wanted: set[tuple[WaitMemory | None, str | None, str | None]]) -> None:
-        """One history read per datasource and task type the waits' memories lack (``ops.task_history`` fills
-        the memory; each wait then finds it there)."""
-        missing = [(m, ds, kind) for m, ds, kind in wanted
-                   if m is not None and ds and kind and not m.durations.get((m.cluster, ds, kind))[0]]
+        """The histories the waits' memories lack: one read of the newest completed tasks for a memory's
+        datasources (``ops.many_histories``), then one read per datasource and task type it left unsettled
+        (``ops.task_history``). Each fills the memory, where each wait then finds it."""
+        keys: dict[WaitMemory, list[tuple[str, str]]] = {}
+        for memory, ds, kind in wanted:
+            if memory is not None and ds and kind and not memory.durations.get((memory.cluster, ds, kind))[0]:
+                keys.setdefault(memory, []).append((ds, kind))
+        answers = await asyncio.gather(*(self._run(many_histories(m.cluster, of, m.durations))
+                                         for m, of in keys.items()), return_exceptions=True)  # never fails a look
+        for memory, answer in zip(list(keys), answers, strict=True):
+            keys[memory], read = answer if isinstance(answer, tuple) else (keys[memory], True)
+            self.stats["history"] += read
+        missing = [(memory, ds, kind) for memory, of in keys.items() for ds, kind in of]
         self.stats["history"] += len(missing)
         await asyncio.gather(*(self._run(task_history(m.cluster, ds, kind, m.durations)) for m, ds, kind in missing),
                              return_exceptions=True)

@@ -2,7 +2,8 @@
 
 A wait that knows a datasource's daily ingestion runs 9-11 minutes does not need to ask every few seconds for
 ten minutes: it can look first near the short end and densely around the expected end. The durations come from
-``GET /druid/indexer/v1/tasks?state=complete&datasource=&max=`` (SUCCESS ingestions only: supervisors, never
+``GET /druid/indexer/v1/tasks?state=complete&datasource=&max=`` over every task Druid keeps, not only the last
+day's (``endpoints.completed_tasks``; SUCCESS ingestions only: supervisors, never
 their ``partial_*``/``single_phase_sub_task`` subtasks; over more tasks when subtasks crowd the newest ones:
 :func:`recent_ingestions`), fetched once per process per datasource and type and kept while it
 cannot have changed much: a tenth of its samples' worth of runs at the datasource's own cadence
@@ -16,7 +17,7 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -45,6 +46,7 @@ __all__ = [
     "WaitMemory",
     "history_ttl",
     "ingestion_durations",
+    "many_histories",
     "percentile",
     "recent_ingestions",
     "task_history",
@@ -177,6 +179,9 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
         self.scans: dict[tuple[str, str, str], int] = {}
         #: per key, the SUCCESSes this process saw (:meth:`ran`): a read under way across one keeps no miss
         self.successes: dict[tuple[str, str, str], int] = {}
+        #: per cluster, when a read of every datasource's completed tasks came back full (:func:`many_histories`):
+        #: the cluster has more than one page shows, so for ``HISTORY_TTL`` each datasource reads its own
+        self.crowded: dict[str, float] = {}
 
     def ran(self, key: tuple[str, str, str]) -> None:
         """A run of ``key`` succeeded, seen by this process: a kept miss may be out of date (the run may complete a
@@ -192,6 +197,7 @@ class HistoryCache(TtlCache[tuple[str, str, str], DurationHistory]):
         super().clear()
         self.scans.clear()
         self.successes.clear()
+        self.crowded.clear()
 
 
 class CapacityCache(TtlCache[str, ClusterCapacity]):
@@ -223,10 +229,54 @@ def task_history(
         tasks, store.scans[key] = yield from recent_ingestions(datasource, task_type, scan=store.scans.get(key))
     except DruidError:
         tasks = []
+    return _keep(store, key, tasks, seen)[1]
+
+
+def many_histories(cluster: str, keys: Collection[tuple[str, str]], cache: HistoryCache,
+                   ) -> Operation[tuple[list[tuple[str, str]], bool]]:
+    """The histories of many (datasource, task type) keys the cache lacks, from one read of the cluster's newest
+    completed tasks (a start-up herd's waits on a hundred datasources: one request, not a hundred); returns the
+    keys it could not settle, each then read alone (:func:`task_history`), and whether it sent the read.
+
+    The read lists ``HISTORY_SIZE`` completed tasks per datasource (at most ``HISTORY_SCAN_MAX``) of every
+    datasource and type, newest first, as one datasource's read does. A page Druid did not fill is all it has,
+    so every key is settled, with or without runs; from a full one, only the keys it holds ``HISTORY_SIZE`` runs
+    of (the same newest runs their own read would list): the others' older runs may lie past its end, and for
+    ``HISTORY_TTL`` after a full page no such read is sent (``HistoryCache.crowded``: a cluster with that many
+    completed tasks would fill the next page too). One datasource alone reads its own, filtered page; an error
+    settles nothing."""
+    wanted = [key for key in dict.fromkeys(keys) if not cache.get((cluster, *key))[0]]
+    datasources = {ds for ds, _ in wanted}
+    if len(datasources) < 2 or cache.clock() - cache.crowded.get(cluster, -math.inf) < HISTORY_TTL:
+        return wanted, False
+    scan = min(HISTORY_SIZE * len(datasources), HISTORY_SCAN_MAX)
+    seen = {key: cache.successes.get((cluster, *key), 0) for key in wanted}
+    try:
+        page = yield from call(ep.completed_tasks(None, scan), ep.parse_tasks)
+    except DruidError:
+        return wanted, True
+    runs: dict[tuple[str, str], list[TaskStatus]] = {key: [] for key in wanted}
+    for task in page:
+        mine = runs.get((task.datasource or "", task.task_type or ""))
+        if mine is not None:
+            mine.append(task)
+    whole = len(page) < scan
+    if not whole:
+        cache.crowded[cluster] = cache.clock()
+    return [key for key, mine in runs.items()
+            if not (whole or len(mine) >= HISTORY_SIZE) or not _keep(cache, (cluster, *key), mine[:HISTORY_SIZE],
+                                                                     seen[key])[0]], True
+
+
+def _keep(store: HistoryCache, key: tuple[str, str, str], tasks: Sequence[TaskStatus], seen: int,
+          ) -> tuple[bool, DurationHistory | None]:
+    """The history of ``tasks`` (a key's newest runs), and whether it was kept: a miss read while a run of the key
+    was seen succeeding (``seen`` SUCCESSes before the read) is not (the listing may predate that run)."""
     history = DurationHistory.of(ingestion_durations(tasks), _starts(tasks))
-    if history is not None or store.successes.get(key, 0) == seen:
-        store.put(key, history, history_ttl(history) if history is not None else None)
-    return history
+    if history is None and store.successes.get(key, 0) != seen:
+        return False, None
+    store.put(key, history, history_ttl(history) if history is not None else None)
+    return True, history
 
 
 def recent_ingestions(
@@ -242,12 +292,12 @@ def recent_ingestions(
     read once more over as many tasks as should hold ``size`` at the rate seen, 1.5 times over (at most
     ``HISTORY_SCAN_MAX``), and the caller passes that ``scan`` next time: one read per history from then on."""
     scan = size if scan is None else scan
-    page = yield from call(ep.tasks("complete", datasource, scan), ep.parse_tasks)
+    page = yield from call(ep.completed_tasks(datasource, scan), ep.parse_tasks)
     mine = [task for task in page if task.task_type == task_type]
     if len(page) < scan or len(mine) >= size or scan >= HISTORY_SCAN_MAX:
         return mine[:size], scan
     scan = HISTORY_SCAN_MAX if not mine else min(HISTORY_SCAN_MAX, math.ceil(1.5 * size * len(page) / len(mine)))
-    page = yield from call(ep.tasks("complete", datasource, scan), ep.parse_tasks)
+    page = yield from call(ep.completed_tasks(datasource, scan), ep.parse_tasks)
     return [task for task in page if task.task_type == task_type][:size], scan
 
 

@@ -253,8 +253,16 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
         return text_response(f"Invalid task state[{state_filter}]. Must be one of [{', '.join(_API_TASK_STATES)}].",
                              400)
     wanted = state_filter.lower() if state_filter else None
+    # completed tasks created within recentlyFinishedThreshold (PT24H: TaskStorageConfig.java, applied by
+    # TaskStorageUtils.processTaskLookups), or within the length of createdTimeInterval before now, whatever its
+    # dates (TaskQueryTool.getTaskStatusPlusList: Intervals.of(...).toDuration(); a bad one is a 500 there)
+    created = q.get("createdTimeInterval")
+    try:
+        start, end = parse_interval(created) if created else (0, 86_400_000)
+    except ValueError as exc:
+        return text_response(f"Invalid interval[{created}]: [{exc}]", 500)
     with ctx.state.lock:
-        ctx.state.now()
+        since = ctx.state.now() - (end - start) / 1000
         tasks = [t for t in ctx.state.tasks.values() if not q.get("datasource") or t.datasource == q["datasource"]]
         active = sorted((t for t in tasks if t.is_active), key=lambda t: t.seq)
         if wanted and wanted != "complete":
@@ -262,7 +270,8 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
         elif wanted == "complete":
             active = []
         complete = [] if wanted and wanted != "complete" else sorted(
-            (t for t in tasks if not t.is_active), key=lambda t: (t.created_at, t.seq), reverse=True)
+            (t for t in tasks if not t.is_active and t.created_at >= since), key=lambda t: (t.created_at, t.seq),
+            reverse=True)
         entries = [reports.list_entry(t) for t in active]
         done = [entry for t in complete for entry in (*_subtask_entries(t), reports.list_entry(t))]
         if q.get("max"):
