@@ -191,3 +191,17 @@ def test_a_daily_datasource_s_history_reaches_past_the_last_day(fake_druid_facto
         history = client._run(task_history(fake.url, "daily", "index_parallel", HistoryCache(clock=clock.now)))
     assert history is not None and history.samples == 10
     assert history.every is not None and abs(history.every - 86400) < 1  # the cadence: daily
+
+
+def test_completed_tasks_of_a_type_are_its_newest_runs_past_the_subtasks(fake_druid_factory) -> None:
+    """``completed_tasks(ds, limit, type)`` (what ``druid-ingest timeouts`` learns from): Druid's own ``type=`` and
+    ``max=`` list only the runs among the newest ``limit`` tasks of every type; the client lists ``limit`` runs."""
+    clock = SimClock()
+    fake: FakeDruid = fake_druid_factory(clock=clock.now, task_duration=60, pending_delay=0.5)
+    _seed_runs(fake, clock, 20, k=3, datasource="crowded")
+    with _client(fake, clock) as client:
+        druid_s = client._run(call(ep.tasks("complete", "crowded", 10, "index_parallel"), ep.parse_tasks))
+        assert len(druid_s) < 10  # the crowding, as Druid answers it
+        runs = client.completed_tasks("crowded", 10, "index_parallel")
+    assert len(runs) == 10 and {t.task_type for t in runs} == {"index_parallel"}
+    assert [t.task_id for t in runs] == [f"crowded_{n}" for n in range(19, 9, -1)]  # the newest ten, newest first

@@ -16,7 +16,7 @@ from druid_ingest._lazy import lazy_face
 if TYPE_CHECKING:
     from ._capacity import pool_size, slots_finding
     from ._evidence import AFTER_FAILED_PUBLISH, AfterFailedPublish, check_after_failed_publish
-    from ._history import WaitMemory, ingestion_durations, many_histories, percentile, task_history
+    from ._history import WaitMemory, ingestion_durations, many_histories, newest_of_type, percentile, task_history
     from ._ingest import ingest
     from ._input_probe import PROBE_READ_OK
     from ._nothing_to_compact import DRUID_NOTHING_TO_COMPACT, nothing_to_compact
@@ -89,6 +89,7 @@ _WHERE = {
     "percentile": "_history",
     "task_history": "_history",
     "many_histories": "_history",
+    "newest_of_type": "_history",
     "pool_size": "_capacity",
     "SHUTDOWN_RETRY": "step_lines",
     "StepLine": "step_lines",
@@ -157,6 +158,7 @@ __all__ = [
     "ingestion_durations",
     "listed_ceiling",
     "many_histories",
+    "newest_of_type",
     "next_look",
     "nothing_to_compact",
     "percentile",

@@ -47,6 +47,7 @@ __all__ = [
     "history_ttl",
     "ingestion_durations",
     "many_histories",
+    "newest_of_type",
     "percentile",
     "recent_ingestions",
     "task_history",
@@ -279,8 +280,15 @@ def _keep(store: HistoryCache, key: tuple[str, str, str], tasks: Sequence[TaskSt
     return True, history
 
 
+def newest_of_type(datasource: str | None, task_type: str, size: int) -> Operation[list[TaskStatus]]:
+    """The newest ``size`` completed tasks of ``task_type`` (of ``datasource``, or of every datasource), read past
+    the subtasks that crowd Druid's own ``type=`` and ``max=`` (:func:`recent_ingestions`)."""
+    tasks, _ = yield from recent_ingestions(datasource, task_type, size)
+    return tasks
+
+
 def recent_ingestions(
-    datasource: str, task_type: str, size: int = HISTORY_SIZE, scan: int | None = None
+    datasource: str | None, task_type: str, size: int = HISTORY_SIZE, scan: int | None = None
 ) -> Operation[tuple[list[TaskStatus], int]]:
     """The datasource's newest ``size`` completed tasks of ``task_type``, and how many tasks to scan next time.
 
