@@ -12,7 +12,7 @@ import itertools
 
 import pytest
 from druid_ingest.ops import PollSchedule, _history
-from druid_ingest.ops._history import HandoffLatencies
+from druid_ingest.ops._handoff_latencies import HandoffLatencies
 from druid_ingest.ops.gate.looks import HandoffLooks
 from druid_ingest.testing import FakeDruid
 

@@ -11,7 +11,8 @@ import pytest
 import requests
 from druid_ingest import ClusterConfig, DruidClient, PollSchedule, RetryPolicy
 from druid_ingest.api import HandoffTarget
-from druid_ingest.ops._history import HANDOFF_KEEP, HandoffLatencies, WaitMemory
+from druid_ingest.ops._handoff_latencies import HANDOFF_KEEP, HandoffLatencies
+from druid_ingest.ops._history import WaitMemory
 from druid_ingest.ops.gate.looks import (
     EXPLORE_EVERY,
     FIRST_LOOK,

@@ -31,7 +31,7 @@ from druid_ingest.testing.fake_tasks import (
     parse_task,
     validate_id,
 )
-from druid_ingest.testing.fake_time import parse_interval
+from druid_ingest.testing.fake_time import created_within, parse_interval
 
 __all__ = [
     "ROUTES",
@@ -253,16 +253,12 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
         return text_response(f"Invalid task state[{state_filter}]. Must be one of [{', '.join(_API_TASK_STATES)}].",
                              400)
     wanted = state_filter.lower() if state_filter else None
-    # completed tasks created within recentlyFinishedThreshold (PT24H: TaskStorageConfig.java, applied by
-    # TaskStorageUtils.processTaskLookups), or within the length of createdTimeInterval before now, whatever its
-    # dates (TaskQueryTool.getTaskStatusPlusList: Intervals.of(...).toDuration(); a bad one is a 500 there)
-    created = q.get("createdTimeInterval")
     try:
-        start, end = parse_interval(created) if created else (0, 86_400_000)
-    except ValueError as exc:
-        return text_response(f"Invalid interval[{created}]: [{exc}]", 500)
+        within = created_within(q.get("createdTimeInterval"))
+    except ValueError as exc:  # TaskQueryTool.getTaskStatusPlusList: Intervals.of throws, a 500
+        return text_response(f"Invalid interval[{q['createdTimeInterval']}]: [{exc}]", 500)
     with ctx.state.lock:
-        since = ctx.state.now() - (end - start) / 1000
+        since = ctx.state.now() - within
         tasks = [t for t in ctx.state.tasks.values() if not q.get("datasource") or t.datasource == q["datasource"]]
         active = sorted((t for t in tasks if t.is_active), key=lambda t: t.seq)
         if wanted and wanted != "complete":
@@ -273,7 +269,7 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
             (t for t in tasks if not t.is_active and t.created_at >= since), key=lambda t: (t.created_at, t.seq),
             reverse=True)
         entries = [reports.list_entry(t) for t in active]
-        done = [entry for t in complete for entry in (*_subtask_entries(t), reports.list_entry(t))]
+        done = [entry for t in complete for entry in (*reports.subtask_entries(t), reports.list_entry(t))]
         if q.get("max"):
             done = done[: int(q["max"])]  # `max` bounds completed tasks, subtasks included
         # TaskQueryTool.getTaskStatusPlusStream: the metadata store's newest `max` completed tasks first, the `type`
@@ -281,17 +277,6 @@ def _list(ctx: Ctx, state_filter: str | None) -> web.Response:
         if q.get("type"):
             entries, done = ([e for e in group if e["type"] == q["type"]] for group in (entries, done))
         return json_response([*entries, *done])
-
-
-def _subtask_entries(task: FakeTask) -> list[dict[str, Any]]:
-    """The completed subtasks a parallel ingestion leaves in Druid's task list, newest first (created after their
-    supervisor): ``ParallelIndexSupervisorTask`` runs one ``single_phase_sub_task`` per input split with dynamic
-    partitioning; the fake gives it ``maxNumConcurrentSubTasks`` of them, each with the supervisor's group id."""
-    if not task.parsed.parallel or task.parsed.max_subtasks < 2:
-        return []
-    parent = reports.list_entry(task)
-    return [{**parent, "id": f"single_phase_sub_task_{task.datasource}_{task.id}_{n}", "type": "single_phase_sub_task",
-             "groupId": task.group_id} for n in range(task.parsed.max_subtasks, 0, -1)]
 
 
 async def get_tasks(ctx: Ctx) -> web.Response:

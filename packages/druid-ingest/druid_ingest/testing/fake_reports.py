@@ -18,6 +18,7 @@ __all__ = [
     "report",
     "status_plus",
     "status_response",
+    "subtask_entries",
     "task_status",
     "truncate_error",
     "workers",
@@ -83,6 +84,17 @@ def list_entry(task: FakeTask) -> dict[str, Any]:
     if task.is_active and task.runner_state in ("PENDING", "RUNNING") and task.queued_time:
         entry["queueInsertionTime"] = task.queued_time
     return entry
+
+
+def subtask_entries(task: FakeTask) -> list[dict[str, Any]]:
+    """The completed subtasks a parallel ingestion leaves in Druid's task list, newest first (created after their
+    supervisor): ``ParallelIndexSupervisorTask`` runs one ``single_phase_sub_task`` per input split with dynamic
+    partitioning; the fake gives it ``maxNumConcurrentSubTasks`` of them, each with the supervisor's group id."""
+    if not task.parsed.parallel or task.parsed.max_subtasks < 2:
+        return []
+    parent = list_entry(task)
+    return [{**parent, "id": f"single_phase_sub_task_{task.datasource}_{task.id}_{n}", "type": "single_phase_sub_task",
+             "groupId": task.group_id} for n in range(task.parsed.max_subtasks, 0, -1)]
 
 
 def lock_entries(task: FakeTask) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ __all__ = [
     "buckets",
     "contains",
     "covered",
+    "created_within",
     "format_instant",
     "format_interval",
     "normalize_granularity",
@@ -158,6 +159,17 @@ def parse_interval(text: str) -> tuple[int, int]:
     if end < start:
         raise ValueError(f"The end instant must be greater than the start instant: \"{text}\"")
     return start, end
+
+
+def created_within(interval: str | None) -> float:
+    """Seconds before now within which a completed task must have been created to be listed: Druid's
+    ``recentlyFinishedThreshold`` (PT24H: ``TaskStorageConfig.java``, applied by
+    ``TaskStorageUtils.processTaskLookups``) without ``createdTimeInterval``, else that interval's length, whatever
+    its dates (``TaskQueryTool.getTaskStatusPlusList``: ``Intervals.of(...).toDuration()``). ValueError: invalid."""
+    if not interval:
+        return 86400.0
+    start, end = parse_interval(interval)
+    return (end - start) / 1000
 
 
 def format_interval(interval: tuple[int, int]) -> str:
