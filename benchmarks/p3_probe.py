@@ -6,8 +6,10 @@ Druid client for the connection, then every second appends one JSON line to ``ou
 samples of that second (a 10 ms sleep, how late it woke), the process RSS, the shared poller's counters, and the
 garbage collector's pauses of that second per generation (``gc.callbacks``: is a stall the collector or the
 machine?). With ``freeze_at`` (``p3_triggerer.py --gc-freeze``, an experiment for the proposal in the README) it
-calls ``gc.freeze()`` once the poller has given that many first looks, i.e. once the triggers are built. It never
-fires an event; the benchmark stops the triggerer when it has its numbers.
+calls ``gc.freeze()`` once the poller has given that many first looks, i.e. once the triggers are built. When the
+file ``out + ".census"`` appears (``p3_triggerer.py --census``, after the window: it is a pause of its own) it
+writes, in its place, the objects the collector tracks, by type (what a full collection walks). It never fires an
+event; the benchmark stops the triggerer when it has its numbers.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -39,12 +43,30 @@ def _load() -> None:
     import airflow_provider_druid_ingest.triggers.task  # noqa: F401
 
 
+def census(path: str) -> None:
+    """The collector's tracked objects by type (a list's first item's type too: which code made it), into
+    ``path``: the total, per generation, and the 60 commonest types."""
+    kinds: Counter[str] = Counter()
+    for o in gc.get_objects():
+        kind = type(o).__qualname__
+        if kind == "list" and o:
+            kind = f"list[{type(o[0]).__qualname__}]"
+        kinds[kind] += 1
+    out = {"total": sum(kinds.values()), "by_generation": [len(gc.get_objects(g)) for g in range(3)],
+           "types": dict(kinds.most_common(60))}
+    with open(path + ".tmp", "w") as f:
+        json.dump(out, f)
+    os.replace(path + ".tmp", path)
+
+
 class _GcPauses:
-    """Milliseconds the collector ran, per generation, since the last ``take``."""
+    """Milliseconds the collector ran, per generation, and the objects each full collection freed (garbage in
+    cycles: freeing it is part of the pause), since the last ``take``."""
 
     def __init__(self) -> None:
         self.started = 0.0
         self.pauses: dict[str, list[float]] = {}
+        self.freed: list[int] = []
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -52,10 +74,12 @@ class _GcPauses:
         else:
             took = (time.perf_counter() - self.started) * 1000
             self.pauses.setdefault(str(info.get("generation")), []).append(round(took, 2))
+            if info.get("generation") == 2:
+                self.freed.append(int(info.get("collected", 0)))
 
-    def take(self) -> dict[str, list[float]]:
-        out, self.pauses = self.pauses, {}
-        return out
+    def take(self) -> tuple[dict[str, list[float]], list[int]]:
+        out, freed, self.pauses, self.freed = self.pauses, self.freed, {}, []
+        return out, freed
 
 
 class LagProbeTrigger(BaseTrigger):
@@ -94,7 +118,11 @@ class LagProbeTrigger(BaseTrigger):
                         stats["frozen"] = gc.get_freeze_count()
                         self.freeze_at = 0
                     line = {"t": time.time(), "lag_ms": lags, "rss_mb": round(_rss_mb(), 2), "poller": stats,
-                            "tasks": len(asyncio.all_tasks()), "gc_ms": pauses.take()}
+                            "tasks": len(asyncio.all_tasks())}
+                    line["gc_ms"], line["gc_full_freed"] = pauses.take()
                     out.write(json.dumps(line) + "\n")
                     out.flush()
+                    if os.path.exists(self.out + ".census"):
+                        os.unlink(self.out + ".census")
+                        census(self.out + ".census.json")
         yield TriggerEvent({"never": True})  # type: ignore[unreachable]  # the loop above runs until cancelled

@@ -172,6 +172,18 @@ class Triggerer:
                     return int(line.split()[1]) / 1024
         return 0.0
 
+    def census(self, timeout: float = 120) -> dict[str, Any]:
+        """The runner's tracked objects by type, taken by the probe (``p3_probe.census``)."""
+        answer = Path(f"{self.probe}.census.json")
+        answer.unlink(missing_ok=True)
+        Path(f"{self.probe}.census").touch()
+        deadline = time.monotonic() + timeout
+        while not answer.exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.name}: the probe wrote no census (see {self.log})")
+            time.sleep(0.5)
+        return json.loads(answer.read_text())  # type: ignore[no-any-return]
+
     def stop(self) -> dict[str, Any]:
         self._conn.send(("stop", None))
         out: dict[str, Any] = self._conn.recv() if self._conn.poll(60) else {"events": "?", "failed": "?"}
@@ -213,12 +225,14 @@ def requests_total(counts: dict[str, int]) -> int:
 
 
 def _gc_summary(lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """Collector pauses the probe saw, per generation: how many, the longest, the total (ms)."""
+    """Collector pauses the probe saw, per generation: how many, the longest, the total (ms); for the full ones, the
+    objects they freed."""
     out: dict[str, Any] = {}
     for gen in ("0", "1", "2"):
         pauses = [p for line in lines for p in line.get("gc_ms", {}).get(gen, [])]
         out[f"gen{gen}"] = {"count": len(pauses), "max_ms": max(pauses, default=0.0),
                             "total_ms": round(sum(pauses), 1)}
+    out["gen2"]["freed"] = sum(n for line in lines for n in line.get("gc_full_freed", []))
     return out
 
 
@@ -227,10 +241,10 @@ def _p99(sorted_lags: list[float]) -> float | None:
 
 
 def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: int, window: float,
-                    max_herd: float, build_over: float = 0.0) -> dict[str, Any]:
+                    max_herd: float, build_over: float = 0.0, census: bool = False) -> dict[str, Any]:
     """Hand every triggerer its waits at once (``build_over`` > 0: in equal batches, one a second, over that many
     seconds, as a slow runner builds them), count the herd until each poller gave all first looks, then measure
-    ``window`` seconds of steady state."""
+    ``window`` seconds of steady state (``census``: then each runner's tracked objects by type, ``p3_probe``)."""
     bases = {t.name: t.rss_mb() for t in triggerers}
     baseline = all(path != TASK_TRIGGER for t in triggerers for path, _ in t.pending)  # type: ignore[attr-defined]
     fake.ask("clear")
@@ -272,6 +286,8 @@ def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: 
                     "poller": lines[-1]["poller"], "asyncio_tasks": lines[-1]["tasks"],
                     "gc_pauses_in_window": _gc_summary([line for line in lines
                                                         if started <= line["t"] <= started + window + 1])})
+        if census:
+            per[-1]["census"] = t.census()
     status_calls = counts["bulk status"] + counts["status"]
     total_waits = waits_each * len(triggerers)
     herd_n = requests_total(herd)
@@ -287,7 +303,7 @@ def herd_and_window(fake: FakeProcess, triggerers: list[Triggerer], waits_each: 
 
 def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, first_task: int = 0,
         fake: FakeProcess | None = None, baseline: bool = False, gc_freeze: bool = False, history: int = 0,
-        build_over: float = 0.0) -> dict[str, Any]:
+        build_over: float = 0.0, census: bool = False) -> dict[str, Any]:
     """Seed the tasks, start the triggerers with their probes, then the herd and the window."""
     own = fake is None
     fake = fake or FakeProcess()
@@ -307,7 +323,7 @@ def run(waits_each: int, triggerer_count: int, window: float, max_herd: float, f
             t.start_probe(freeze_at=waits_each if gc_freeze else 0)
             t.pending = [wait_trigger(i, end, baseline) for i in ids[n * waits_each:(n + 1) * waits_each]]  # type: ignore
             triggerers.append(t)
-        row = herd_and_window(fake, triggerers, waits_each, window, max_herd, build_over)
+        row = herd_and_window(fake, triggerers, waits_each, window, max_herd, build_over, census)
     finally:
         outcomes = [t.stop() for t in triggerers]
         if own:
@@ -331,11 +347,13 @@ def main() -> None:
                              "their end and sleep (a daily datasource) instead of polling on the backoff")
     parser.add_argument("--build-over", type=float, default=0.0, metavar="SECONDS",
                         help="hand the waits over in equal batches, one a second, over SECONDS (a slow build)")
+    parser.add_argument("--census", action="store_true",
+                        help="after the window: the runner's tracked objects by type (what a full collection walks)")
     args = parser.parse_args()
     info = machine("aiohttp", "apache-airflow-core")
     print_machine(info)
     row = run(args.waits, 1, args.window, args.max_herd, baseline=args.baseline, gc_freeze=args.gc_freeze,
-              history=args.history, build_over=args.build_over)
+              history=args.history, build_over=args.build_over, census=args.census)
     row["gc_freeze"] = args.gc_freeze
     row["history_days"] = args.history
     row["build_over_s"] = args.build_over
