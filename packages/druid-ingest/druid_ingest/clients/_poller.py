@@ -3,14 +3,17 @@
 A triggerer runs many Druid waits on one event loop. Each wait still decides *when* it wants to look (its own
 schedule); the poller decides *how*: all status queries that arrive within one tick go out as one
 ``POST /druid/indexer/v1/taskStatus`` (druid-contract §bulk-status), and all served-inventory queries of one
-datasource as one read over the merged span. When the bulk call is refused (403 without STATE WRITE, 404/405 on
-an older Druid or a proxy) it falls back to one ``GET /status`` per task, and remembers that. A cancelled wait
-just drops its future; two waits on one task id share one entry; nothing is persisted, so waits rebuilt after
-a triggerer restart simply query again. A status look due later (``StatusQuery.after``: a polling wait's sleep)
-waits in the poller, on one loop timer for all of them, and a polling wait's task hands its operation over at its
-first status look (:meth:`SharedPoller.follow`, ``_follow``): the poller steps it from look to look, and the task
-wakes only when the wait wants something else (an await per look leaves a future, an iterator and a wake-up that
-outlive a sleep of seconds and reach the collector's oldest generation).
+datasource that arrive within one tick as one read over the merged span. The served reads keep their own pace, a
+tick apart per datasource: they are one request per datasource whatever the status batch does, and a gate look
+held back until the next status batch is a task green up to a tick later. When the bulk call is refused (403
+without STATE WRITE, 404/405 on an older Druid or a proxy) it falls back to one ``GET /status`` per task, and
+remembers that. A cancelled wait just drops its future; two waits on one task id share one entry; nothing is
+persisted, so waits rebuilt after a triggerer restart simply query again. A status look due later
+(``StatusQuery.after``: a polling wait's sleep) waits in the poller, on one loop timer for all of them, and a
+polling wait's task hands its operation over at its first status look (:meth:`SharedPoller.follow`, ``_follow``):
+the poller steps it from look to look, and the task wakes only when the wait wants something else (an await per
+look leaves a future, an iterator and a wake-up that outlive a sleep of seconds and reach the collector's oldest
+generation).
 
 Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
@@ -100,6 +103,8 @@ class SharedPoller:
         self._later: SlotTimer[dict[str, Held]] = SlotTimer(_no_looks, self._due)
         self._first: dict[str, list[tuple[TaskQuery, asyncio.Future[Any]]]] = {}
         self._served: dict[str, list[tuple[str, asyncio.Future[Any]]]] = {}
+        self._served_tickers: dict[str, asyncio.Task[None]] = {}
+        self._served_at: dict[str, float] = {}  # per datasource, when its last served read went out
         self._ticker: asyncio.Task[None] | None = None
         self._first_ticker: asyncio.Task[None] | None = None
         self._sent_at = float("-inf")
@@ -125,8 +130,8 @@ class SharedPoller:
         if not isinstance(query, ServedQuery):  # pragma: no cover - a new SharedRead the poller does not batch
             return self._run(direct(query))
         self._served.setdefault(query.datasource, []).append((query.span, future))
-        if self._ticker is None or self._ticker.done():
-            self._ticker = loop.create_task(self._tick())
+        if query.datasource not in self._served_tickers:  # else: its ticker sends it with the others
+            self._served_tickers[query.datasource] = loop.create_task(self._tick_served(query.datasource))
         return future
 
     def follow(self, op: Operation[Any], query: StatusQuery, on_progress: ProgressSink | None,
@@ -163,7 +168,7 @@ class SharedPoller:
     async def close(self) -> None:
         """Stop the tickers. Looks filed for later still go out when due (as a wait's own sleep used to end in a
         look): the loop's one timer for them is left to run."""
-        for ticker in (self._ticker, self._first_ticker):
+        for ticker in (self._ticker, self._first_ticker, *self._served_tickers.values()):
             if ticker is not None and not ticker.done():
                 ticker.cancel()
                 await asyncio.gather(ticker, return_exceptions=True)
@@ -172,13 +177,25 @@ class SharedPoller:
         """Send what is waiting: after a short gathering window, and never sooner than ``tick`` after the last
         batch, so a lone wait is answered at once and a thousand waits cost one call per tick."""
         loop = asyncio.get_running_loop()
-        while self._status or self._served:
+        while self._status:
             await asyncio.sleep(max(_GATHER, self._sent_at + self.tick - loop.time()))
             self._sent_at = loop.time()
-            statuses, served = self._status, self._served
-            self._status, self._served = {}, {}
-            await asyncio.gather(self._answer_statuses(statuses),
-                                 *(self._answer_served(ds, wanted) for ds, wanted in served.items()))
+            statuses, self._status = self._status, {}
+            await self._answer_statuses(statuses)
+
+    async def _tick_served(self, datasource: str) -> None:
+        """Send the datasource's served reads: after a short gathering window, and never sooner than ``tick``
+        after its last one (a thousand gate looks at one datasource cost one read per tick); not after the next
+        status batch, which has nothing to share with them."""
+        loop = asyncio.get_running_loop()
+        try:
+            while datasource in self._served:
+                last = self._served_at.get(datasource, float("-inf"))
+                await asyncio.sleep(max(_GATHER, last + self.tick - loop.time()))
+                self._served_at[datasource] = loop.time()
+                await self._answer_served(datasource, self._served.pop(datasource))
+        finally:
+            self._served_tickers.pop(datasource, None)
 
     async def _tick_first(self) -> None:
         """First looks after a short gathering window; a herd's no sooner than the gap after the last listing.
