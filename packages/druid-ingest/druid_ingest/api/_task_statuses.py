@@ -19,8 +19,10 @@ from druid_ingest.wire import Request, Response, raise_for_status, seg
 
 __all__ = [
     "EPOCH",
+    "StatusRow",
     "active_tasks",
     "bulk_status",
+    "parse_bulk_rows",
     "parse_bulk_status",
     "parse_status",
     "parse_tasks",
@@ -30,6 +32,13 @@ __all__ = [
 ]
 
 EPOCH = "1970-01-01T00:00:00.000Z"  # Druid's placeholder queueInsertionTime
+
+#: a :class:`TaskStatus`'s fields, in order, without ``version_ceiling`` (``TaskStatus(*row)``): what a bulk answer
+#: is read into (``parse_bulk_rows``). A plain tuple of strings and numbers is untracked by the collector at its
+#: first collection, where a ``TaskStatus`` is tracked for life: a triggerer reads thousands of statuses a second,
+#: held across a tick's parse, and those objects were what its polling left in the oldest generation.
+StatusRow = tuple[str, str, str | None, str | None, int | None, str | None, str | None, str | None, str | None,
+                  str | None, str | None]
 
 
 def _location(loc: Any) -> str | None:
@@ -42,6 +51,10 @@ def _location(loc: Any) -> str | None:
 
 
 def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
+    return TaskStatus(*_row_from(task_id, data))
+
+
+def _row_from(task_id: str, data: dict[str, Any]) -> StatusRow:
     """Both TaskStatusPlus (statusCode) and TaskStatus (status) shapes (druid-contract §status, druid-contract
     §bulk-status). The state decides what a wait does, so it must be a string; every other field only informs and
     reads as None when it has another type (``jsonvalues``)."""
@@ -52,18 +65,18 @@ def _status_from(task_id: str, data: dict[str, Any]) -> TaskStatus:
     queued = as_str(data.get("queueInsertionTime"))
     tid = as_str(data.get("id")) or task_id
     group = as_str(data.get("groupId"))
-    return TaskStatus(
-        task_id=tid,
-        state=sys.intern(state),
-        runner_state=_shared(as_str(data.get("runnerStatusCode"))),
-        created_time=as_str(data.get("createdTime")),
-        duration_ms=duration if duration is not None and duration >= 0 else None,
-        error_msg=as_text(data.get("errorMsg")),
-        datasource=_shared(as_str(data.get("dataSource"))),
-        task_type=_shared(as_str(data.get("type"))),
-        location=_shared(_location(data.get("location"))),
-        queued_time=queued if queued and queued != EPOCH else None,
-        group_id=tid if group == tid else group,
+    return (
+        tid,  # task_id
+        sys.intern(state),  # state
+        _shared(as_str(data.get("runnerStatusCode"))),  # runner_state
+        as_str(data.get("createdTime")),  # created_time
+        duration if duration is not None and duration >= 0 else None,  # duration_ms
+        as_text(data.get("errorMsg")),  # error_msg
+        _shared(as_str(data.get("dataSource"))),  # datasource
+        _shared(as_str(data.get("type"))),  # task_type
+        _shared(_location(data.get("location"))),  # location
+        queued if queued and queued != EPOCH else None,  # queued_time
+        tid if group == tid else group,  # group_id
     )
 
 
@@ -99,10 +112,16 @@ def bulk_status(task_ids: list[str]) -> Request:
 
 
 def parse_bulk_status(resp: Response, req: Request) -> dict[str, TaskStatus]:
-    """Unknown ids are omitted by Druid; they are omitted here too. Read one task at a time (``json_members``):
-    a triggerer's bulk answer carries thousands of tasks a second, and each parsed body is dropped once read."""
+    """Unknown ids are omitted by Druid; they are omitted here too."""
+    return {tid: TaskStatus(*row) for tid, row in parse_bulk_rows(resp, req).items()}
+
+
+def parse_bulk_rows(resp: Response, req: Request) -> dict[str, StatusRow]:
+    """:func:`parse_bulk_status` as rows (``StatusRow``), for a reader that makes each ``TaskStatus`` only when
+    it hands it over (the shared poller). Read one task at a time (``json_members``): a triggerer's bulk answer
+    carries thousands of tasks a second, and each parsed body is dropped once read."""
     raise_for_status(resp, req)
-    return {tid: _status_from(tid, body) for tid, body in json_members(resp, "bulk status") if isinstance(body, dict)}
+    return {tid: _row_from(tid, body) for tid, body in json_members(resp, "bulk status") if isinstance(body, dict)}
 
 
 def tasks(

@@ -13,7 +13,8 @@ persisted, so waits rebuilt after a triggerer restart simply query again. A stat
 polling wait's task hands its operation over at its first status look (:meth:`SharedPoller.follow`, ``_follow``):
 the poller steps it from look to look, and the task wakes only when the wait wants something else (an await per
 look leaves a future, an iterator and a wake-up that outlive a sleep of seconds and reach the collector's oldest
-generation).
+generation). A bulk answer is read into plain rows, each made a ``TaskStatus`` only as its waits are stepped, for
+the same reason.
 
 Those rebuilt waits arrive together (the start-up herd): their first looks (a full status each) are answered by
 one listing of the active tasks (``GET /tasks?max=0``) instead of one ``GET /status`` each, their lock ceilings
@@ -224,7 +225,7 @@ class SharedPoller:
         if not ids:
             return
         try:
-            found: dict[str, TaskStatus] | None = await self._statuses(ids)
+            found: dict[str, TaskStatus | ep.StatusRow] | None = await self._statuses(ids)
             error: DruidError | None = None
         except DruidError as exc:
             found, error = None, exc
@@ -233,6 +234,8 @@ class SharedPoller:
         loop = asyncio.get_running_loop()
         for task_id, held in waiting.items():
             status = found.get(task_id) if found is not None else None
+            if type(status) is tuple:  # made only now, and dropped after this task's waits unless one keeps it
+                status = TaskStatus(*status)
             gone = UnknownTaskError(task_id) if found is not None and status is None else error
             for wait in futures_of(held):
                 if not isinstance(wait, tuple):
@@ -240,17 +243,20 @@ class SharedPoller:
                 elif (query := step(wait, status, gone)) is not None:
                     self._file(loop, query, wait)
 
-    async def _statuses(self, ids: list[str]) -> dict[str, TaskStatus]:
+    async def _statuses(self, ids: list[str]) -> dict[str, TaskStatus | ep.StatusRow]:
+        """Each id's status: a bulk answer's as rows (``ep.StatusRow``: thousands of statuses held across the tick
+        that the collector does not track), the per-task fallback's as statuses."""
         if self.bulk_allowed:
             try:
                 self.stats["bulk"] += 1
-                found: dict[str, TaskStatus] = await self._run(call(ep.bulk_status(ids), ep.parse_bulk_status))
-                return found
+                rows: dict[str, TaskStatus | ep.StatusRow] = await self._run(
+                    call(ep.bulk_status(ids), ep.parse_bulk_rows))
+                return rows
             except (DruidAuthError, DruidNotFoundError, DruidValidationError):
                 self.bulk_allowed = False  # refused: per-task GETs from now on
         self.stats["status"] += len(ids)
         answers = await asyncio.gather(*(self._run(direct(StatusQuery(i))) for i in ids), return_exceptions=True)
-        out: dict[str, TaskStatus] = {}
+        out: dict[str, TaskStatus | ep.StatusRow] = {}
         for task_id, answer in zip(ids, answers, strict=True):
             if isinstance(answer, TaskStatus):
                 out[task_id] = answer
